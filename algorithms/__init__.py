@@ -1,0 +1,1 @@
+"""Pure numerics: data, losses, mechanisms, optimisers. Never imports ``engine``; never prints."""

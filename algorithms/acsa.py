@@ -1,0 +1,75 @@
+"""Algorithm 1 of seed 004: Accelerated Noisy MB-SGD (the AC-SA method of Ghadimi & Lan).
+
+Round r of a stage (r restarts at 1 in each stage, seed App. E.1):
+    w_md = [(1-a)(mu+eta) w_ag + a((1-a)mu+eta) w] / (eta + (1-a^2) mu)          (seed L207)
+    g    = (1/M_r) sum_{i in S_r} [(1/K) sum_j grad f(w_md, x_ij) + u_i]            (L210)
+    w    = argmin_W { a[<g,w> + (mu/2)||w_md - w||^2] + [(1-a)mu/2 + eta/2] ||w_prev - w||^2 }
+           (Alg. 6 line 9, seed L1267; Alg. 1's line 9 is garbled), in closed form the projection of
+           z = [a mu w_md + ((1-a)mu + eta) w_prev - a g] / (mu + eta)   (derived)
+    w_ag = a w + (1-a) w_ag                                                           (L213)
+with a = alpha_r = 2/(r+1) and eta = eta_r = 4 v / (r(r+1)). Output: w_ag of the last round.
+
+One-pass (SCO): the batches are disjoint, R K <= n (seed L176, L946). ERM: a fresh K-subset each round.
+``lam`` > 0 adds the regulariser (lam/2)||w - w0||^2 of Thm E.1 (w0 = 0 here); ``mu`` is the
+strong-convexity modulus the prox step uses (the loss's mu plus lam).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms import mechanisms, sampling
+from algorithms.data import Records
+from algorithms.events import GaussianRelease
+from algorithms.result import RunOutput, grad_error, max_multiplicity
+
+
+@dataclass(frozen=True)
+class Stage:
+    rounds: int
+    v: float        # the step parameter v_k: eta_r = 4 v_k / (r (r + 1))
+
+
+def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: float, K: int, sigma: float,
+        radius: float, one_pass: bool, M_range: tuple[int, int], rng: np.random.Generator,
+        population=None) -> RunOutput:
+    T, N, n, d = records.trials, records.population.N, records.n, records.population.d
+    total = sum(s.rounds for s in stages)
+    batches = sampling.disjoint_batches(rng, (T, N), n, K, total) if one_pass else None
+    w_ag = np.zeros((T, d))
+    uses = np.zeros((T, N), dtype=np.int64)
+    sq, coords = 0.0, 0
+    err = np.zeros(T) if population is not None else None
+    step = 0
+    for stage in stages:
+        w = w_ag.copy()
+        for r in range(1, stage.rounds + 1):
+            a = 2.0 / (r + 1)
+            eta = 4.0 * stage.v / (r * (r + 1))
+            w_md = ((1 - a) * (mu + eta) * w_ag + a * ((1 - a) * mu + eta) * w) / (eta + (1 - a * a) * mu)
+            M = sampling.participation_sizes(rng, T, N, *M_range)
+            mask = sampling.participating(rng, T, N, M)
+            idx = batches[step] if one_pass else sampling.k_subsets(rng, (T, N), n, K)
+            X, y = records.take(idx)
+            clean = loss.batch_grad(w_md, X, y)
+            msg = mechanisms.gaussian(clean, sigma, rng=rng)
+            noise = (msg - clean)[mask]
+            sq += float((noise * noise).sum())
+            coords += noise.size
+            uses += mask
+            g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
+            if err is not None:
+                err += grad_error(g, population.grad_F(w_md), msg - clean, mask, M, sigma, d)
+            g = g + lam * w_md                      # gradient of (lam/2)||w - 0||^2
+            z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
+            w = mechanisms.project_ball(z, radius)
+            w_ag = a * w + (1 - a) * w_ag
+            step += 1
+    record_uses = (max_multiplicity(np.moveaxis(batches, 0, -2).reshape(T, N, -1)) if one_pass
+                   else int(uses.max()))
+    event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n,
+                            sampling="disjoint" if one_pass else "without_replacement",
+                            rounds=int(uses.max()), max_record_uses=record_uses)
+    return RunOutput(w=w_ag, events=(event,), noise_sq_sum=sq, noise_coords=coords,
+                     grad_err=None if err is None else err / max(total, 1), rounds=total)

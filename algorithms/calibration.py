@@ -1,0 +1,74 @@
+"""The paper's parameter rules (seed 004, Lowy & Razaviyayn), as plain functions of the problem.
+
+Each function cites the line of the seed it encodes. The verifiers hold independent SymPy versions
+of the privacy calibrations and compare them with what these functions resolved.
+"""
+from __future__ import annotations
+
+import math
+
+
+def alg2_sigma(*, L: float, R: int, n: int, eps0: float, delta0: float) -> float:
+    """Thm D.1 (seed 004 L658, L672): sigma^2 = 256 L^2 R ln(2.5R/delta0) ln(2/delta0) / (n^2 eps0^2)."""
+    return math.sqrt(256 * L**2 * R * math.log(2.5 * R / delta0) * math.log(2 / delta0) / (n**2 * eps0**2))
+
+
+def alg2_K_min(*, R: int, n: int, eps0: float, delta0: float) -> float:
+    """Thm D.1 (L658, L699): K >= eps0 n / (4 sqrt(2 R ln(2/delta0)))."""
+    return eps0 * n / (4 * math.sqrt(2 * R * math.log(2 / delta0)))
+
+
+def alg2_convex_R(*, beta: float, D: float, L: float, M: float, n: int, eps0: float, d: int) -> float:
+    """Thm D.1 convex (L662): R = (beta D sqrt(M)/L) min{sqrt(n), eps0 n/sqrt(d)} + min{nM, eps0^2 n^2 M/d}."""
+    return (beta * D * math.sqrt(M) / L * min(math.sqrt(n), eps0 * n / math.sqrt(d))
+            + min(n * M, eps0**2 * n**2 * M / d))
+
+
+def alg2_convex_eta(*, beta: float, D: float, L: float, M: float, n: int, eps0: float, d: int, R: int) -> float:
+    """Thm D.1 convex (L678): eta = min(1/beta, D/(L sqrt(R)) min{1, eps0 n sqrt(M)/sqrt(R d), sqrt(nM/R)})."""
+    return min(1 / beta, D / (L * math.sqrt(R)) * min(1.0, eps0 * n * math.sqrt(M) / math.sqrt(R * d),
+                                                     math.sqrt(n * M / R)))
+
+
+def alg2_strongly_convex_R(*, beta: float, mu: float, D: float, L: float, M: float, n: int, eps0: float,
+                           d: int) -> float:
+    """Thm D.1 strongly convex (L666): R = max((2 beta/mu) ln(beta D^2 mu M eps0^2 n^2/(d L^2)), min{Mn, M eps0^2 n^2/d})."""
+    arg = beta * D**2 * mu * M * eps0**2 * n**2 / (d * L**2)
+    return max(2 * beta / mu * math.log(max(arg, 1.0)), min(M * n, M * eps0**2 * n**2 / d))
+
+
+def stich_eta(*, mu: float, beta: float, r0: float, R: int, c: float) -> float:
+    """Lemma D.5 (Stich 2019; L593-603, instantiated L644-648 with a=mu, g=2 beta, T=R):
+    eta = min{1/g, ln(max{2, a^2 r0 T^2 / c}) / (a T)}."""
+    return min(1 / (2 * beta), math.log(max(2.0, mu**2 * r0 * R**2 / c)) / (mu * R))
+
+
+def onepass_sigma(*, L: float, K: int, eps0: float, delta0: float) -> float:
+    """Thm 3.1 / E.1 (L186, L968, L1036): sigma^2 = 32 L^2 ln(1.25/delta0) / (eps0^2 K^2)."""
+    return math.sqrt(32 * L**2 * math.log(1.25 / delta0) / (eps0**2 * K**2))
+
+
+def onepass_convex_K(*, L: float, beta: float, D: float, n: int, d: int, eps0: float, delta0: float,
+                     M: float) -> float:
+    """Thm E.1 convex (L1042): K = (L/(beta D))^{2/5} n^{3/5} (d ln(1/delta0))^{1/5} / (eps0^{2/5} M^{1/5})."""
+    return ((L / (beta * D)) ** 0.4 * n**0.6 * (d * math.log(1 / delta0)) ** 0.2
+            / (eps0**0.4 * M**0.2))
+
+
+def onepass_strongly_convex_K(*, n: int, beta: float, mu: float, Delta: float, eps0: float, delta0: float,
+                              M: float, L: float, d: int, phi2: float) -> float:
+    """Thm E.1 strongly convex (L1048): K = n / (sqrt(kappa) ln(mu Delta min{eps0^2 n^2 M/(L^2 d ln(1/delta0)), nM/phi^2}))."""
+    inner = mu * Delta * min(eps0**2 * n**2 * M / (L**2 * d * math.log(1 / delta0)), n * M / phi2)
+    return n / (math.sqrt(beta / mu) * math.log(max(inner, math.e)))
+
+
+def gradient_noise_V2(*, phi2: float, v2: float, d: int, sigma: float, M: float, N: int, K: int) -> float:
+    """V^2 of Thm E.1 / Lemma E.3 (L1006, L1038): phi^2/(MK) + (v^2/M) 1{N>1} (N-M)/(N-1) + d sigma^2/M."""
+    het = v2 / M * (N - M) / (N - 1) if N > 1 else 0.0
+    return phi2 / (M * K) + het + d * sigma**2 / M
+
+
+def onepass_convex_lambda(*, V: float, D: float, R: int) -> float:
+    """Thm E.1 proof (L1038): regulariser lambda = V / (2 D sqrt(R)) on f + (lambda/2)||w - w0||^2.
+    (Lemma E.1, L992, writes V/(||w0 - w*|| sqrt(R)); we encode the proof's choice.)"""
+    return V / (2 * D * math.sqrt(R))

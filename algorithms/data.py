@@ -1,0 +1,147 @@
+"""Synthetic federated data with a known population optimum.
+
+``SphereLinear``: silo i holds records (x, y) with x uniform on the sphere of radius r in R^d and
+y = <w*_i, x> + xi, xi ~ Uniform[-s, s]. With the squared loss plus an optional ridge term
+(mu/2)||w||^2 every constant the theorems need has a closed form (derived here, not in the seeds;
+see the note 004_isrl_dp_fl.md section 5.3):
+
+    F_i(w) = r^2/(2d) ||w - w*_i||^2 + s^2/6 + (mu/2)||w||^2          (E <u,x>^2 = r^2 ||u||^2 / d)
+    F(w) - F* = (r^2/d + mu)/2 * ||w - w_opt||^2,  w_opt = (r^2/d) wbar / (r^2/d + mu)
+    phi^2 = (r^4/d)(1 - 1/d) max_i (D/2 + ||w*_i||)^2 + r^2 s^2 / 3   (within-silo gradient variance)
+    v^2   = (r^2/d)^2 (1/N) sum_i ||w*_i - wbar||^2                   (heterogeneity, constant in w)
+
+Heterogeneity: w*_i = c + h ||c|| e_i with e_i random unit vectors (h = 0: i.i.d. silos).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SphereLinear:
+    d: int
+    N: int
+    radius: float          # r: ||x|| = r
+    label_noise: float     # s: |xi| <= s
+    mu: float              # ridge (per-sample strong convexity)
+    diameter: float        # D: the domain is the ball of radius D/2 around 0
+    w_star: np.ndarray     # (N, d) silo optima of the unregularised squared loss
+
+    # --- constants (Assumption 1 of seed 004) -------------------------------------------
+    @property
+    def w_bar(self) -> np.ndarray:
+        return self.w_star.mean(axis=0)
+
+    @property
+    def curvature(self) -> float:
+        return self.radius**2 / self.d + self.mu
+
+    @property
+    def y_max(self) -> float:
+        return self.radius * float(np.linalg.norm(self.w_star, axis=1).max()) + self.label_noise
+
+    @property
+    def L(self) -> float:
+        r, D = self.radius, self.diameter
+        return r * (r * D / 2 + self.y_max) + self.mu * D / 2
+
+    @property
+    def beta(self) -> float:
+        return self.radius**2 + self.mu
+
+    @property
+    def phi2(self) -> float:
+        r, d = self.radius, self.d
+        u = self.diameter / 2 + float(np.linalg.norm(self.w_star, axis=1).max())
+        return r**4 / d * (1 - 1 / d) * u**2 + r**2 * self.label_noise**2 / 3
+
+    @property
+    def v2(self) -> float:
+        dev = self.w_star - self.w_bar
+        return (self.radius**2 / self.d) ** 2 * float((dev**2).sum(axis=1).mean())
+
+    @property
+    def w_opt(self) -> np.ndarray:
+        return (self.radius**2 / self.d) * self.w_bar / self.curvature
+
+    def constants(self) -> dict[str, float]:
+        return {"L": self.L, "beta": self.beta, "mu": self.mu, "D": self.diameter,
+                "phi2": self.phi2, "v2": self.v2, "Delta": float(self.excess_risk(np.zeros(self.d))),
+                "risk_max": self.risk_max}
+
+    @property
+    def risk_max(self) -> float:
+        """sup_{w in W} F(w) - F*: the excess risk no algorithm can exceed on the domain."""
+        return 0.5 * self.curvature * (self.diameter / 2 + float(np.linalg.norm(self.w_opt))) ** 2
+
+    # --- population quantities -----------------------------------------------------------
+    def excess_risk(self, w: np.ndarray) -> np.ndarray:
+        """F(w) - F*, exactly; w has shape (..., d)."""
+        diff = w - self.w_opt
+        return 0.5 * self.curvature * (diff * diff).sum(axis=-1)
+
+    def grad_F(self, w: np.ndarray) -> np.ndarray:
+        """Population gradient of F = (1/N) sum_i F_i at w (..., d)."""
+        return (self.radius**2 / self.d) * (w - self.w_bar) + self.mu * w
+
+    # --- sampling -------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Records for silos along axis -1 of ``shape[:-1]``: shape = (..., N, m) -> X (..., N, m, d), y (..., N, m)."""
+        if shape[-2] != self.N:
+            raise ValueError(f"sample shape {shape} must have N={self.N} silos on axis -2")
+        X = rng.standard_normal(shape + (self.d,))
+        X *= self.radius / np.linalg.norm(X, axis=-1, keepdims=True)
+        xi = rng.uniform(-self.label_noise, self.label_noise, size=shape)
+        y = np.einsum("...nmd,nd->...nm", X, self.w_star) + xi
+        return X, y
+
+
+def make_sphere_linear(rng: np.random.Generator, *, d: int, N: int, radius: float, label_noise: float,
+                       w_norm: float, heterogeneity: float, mu: float, diameter: float) -> SphereLinear:
+    c = rng.standard_normal(d)
+    c *= w_norm / np.linalg.norm(c)
+    e = rng.standard_normal((N, d))
+    e /= np.linalg.norm(e, axis=1, keepdims=True)
+    w_star = c + heterogeneity * w_norm * e
+    return SphereLinear(d=d, N=N, radius=radius, label_noise=label_noise, mu=mu,
+                        diameter=diameter, w_star=w_star)
+
+
+class Records:
+    """The records the silos hold for a batch of trials: ``take(idx)`` gathers them by index.
+
+    ``materialised``: all T x N x n records are drawn up front (needed when a record may be read
+    twice, e.g. the multi-pass algorithms and the empirical risk). ``streaming``: records are drawn
+    the first time their index is read, which is exact for i.i.d. data read at most once (the
+    one-pass algorithm); a second read of the same index raises, since it would not reproduce the
+    record, so the streaming store can never hide a reused record.
+    """
+
+    def __init__(self, population: SphereLinear, rng: np.random.Generator, trials: int, n: int,
+                 materialise: bool):
+        self.population, self.rng, self.trials, self.n = population, rng, trials, n
+        self.materialised = materialise
+        if materialise:
+            self.X, self.y = population.sample(rng, (trials, population.N, n))
+        else:
+            self._seen = np.zeros((trials, population.N, n), dtype=bool)
+
+    def take(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """idx: (T, N, K) record indices per trial and silo -> X (T, N, K, d), y (T, N, K)."""
+        if self.materialised:
+            t = np.arange(self.trials)[:, None, None]
+            s = np.arange(self.population.N)[None, :, None]
+            return self.X[t, s, idx], self.y[t, s, idx]
+        t = np.arange(self.trials)[:, None, None]
+        s = np.arange(self.population.N)[None, :, None]
+        if self._seen[t, s, idx].any() or _has_repeats(idx):
+            raise RuntimeError("streaming records read twice: this algorithm must use materialised data")
+        self._seen[t, s, idx] = True
+        return self.population.sample(self.rng, idx.shape)
+
+
+def _has_repeats(idx: np.ndarray) -> bool:
+    s = np.sort(idx, axis=-1)
+    return bool((s[..., 1:] == s[..., :-1]).any())

@@ -1,0 +1,52 @@
+"""A small registry: short spec names -> implementations, one registry per kind.
+
+Registration is explicit (``REGISTRY.add(name, obj)`` in the package's ``catalog`` module),
+never an import-time side effect of the implementation module itself.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+
+
+class UnknownName(KeyError, ValueError):
+    """Raised for a name no entry is registered under; the message lists the known names."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want plain text
+        return str(self.args[0])
+
+
+@dataclass
+class Registry(Generic[T]):
+    kind: str
+    _entries: dict[str, T] = field(default_factory=dict)
+
+    def add(self, name: str, obj: T) -> T:
+        if name in self._entries:
+            raise ValueError(f"duplicate {self.kind} name {name!r}")
+        self._entries[name] = obj
+        return obj
+
+    def get(self, name: str) -> T:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise UnknownName(unknown_message(self.kind, name, self.names())) from None
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        return iter(sorted(self._entries.items()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+
+def unknown_message(kind: str, name: object, known: list[str]) -> str:
+    hint = difflib.get_close_matches(str(name), known, n=1)
+    did = f" (did you mean {hint[0]!r}?)" if hint else ""
+    return f"unknown {kind} {name!r}{did}; known: {', '.join(known)}"

@@ -1,0 +1,45 @@
+"""Which records and silos take part in a round; randomness only through an explicit Generator."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) -> np.ndarray:
+    """Uniform K-subsets of {0..n-1}, independently for each cell of ``shape``: (*shape, K) int64.
+
+    Small K: Floyd's algorithm, vectorised (O(K^2) work per cell, no O(n) pass).
+    Large K: the K smallest of n i.i.d. uniforms (argpartition), also an exact uniform subset.
+    """
+    if not 1 <= K <= n:
+        raise ValueError(f"batch size K={K} must be in [1, n={n}]")
+    if K * K > n:
+        keys = rng.random(shape + (n,))
+        return np.argpartition(keys, K - 1, axis=-1)[..., :K].astype(np.int64)
+    out = np.empty(shape + (K,), dtype=np.int64)
+    for col, j in enumerate(range(n - K, n)):
+        t = rng.integers(0, j + 1, size=shape)
+        taken = (out[..., :col] == t[..., None]).any(axis=-1) if col else np.zeros(shape, bool)
+        out[..., col] = np.where(taken, j, t)
+    return out
+
+
+def disjoint_batches(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int, R: int) -> np.ndarray:
+    """R disjoint batches of K records per cell (one pass over a random order): (R, *shape, K)."""
+    if R * K > n:
+        raise ValueError(f"R*K = {R}*{K} exceeds n={n}: one-pass batches cannot be disjoint")
+    order = np.argsort(rng.random(shape + (n,)), axis=-1)[..., : R * K]   # a uniformly random order
+    return np.moveaxis(order.reshape(shape + (R, K)), -2, 0)
+
+
+def participating(rng: np.random.Generator, trials: int, N: int, M: np.ndarray) -> np.ndarray:
+    """Mask (trials, N) of the M_r silos available this round (a uniform M_r-subset per trial)."""
+    keys = rng.random((trials, N))
+    ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
+    return ranks < M[:, None]
+
+
+def participation_sizes(rng: np.random.Generator, trials: int, N: int, low: int, high: int) -> np.ndarray:
+    """M_r for each trial: fixed when low == high, else uniform on {low..high} (Assumption 1.4 of seed 004)."""
+    if low == high:
+        return np.full(trials, low, dtype=np.int64)
+    return rng.integers(low, high + 1, size=trials)

@@ -1,0 +1,165 @@
+"""python -m engine {run, validate, list, report, schema}. The only module that talks to the terminal.
+
+Exit codes: 0 every applicable check passed; 1 at least one check failed; 2 invalid spec or command line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine import spec as spec_mod
+
+EPILOG = "exit codes: 0 = every applicable check passed, 1 = a check failed, 2 = invalid spec or command line"
+
+
+class ArgParser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, no traceback
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _positive(v: str) -> int:
+    try:
+        x = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
+    if x < 2:
+        raise argparse.ArgumentTypeError(f"{x} is too small (at least 2 trials)")
+    return x
+
+
+def _seed(v: str) -> int:
+    try:
+        x = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
+    if x < 0:
+        raise argparse.ArgumentTypeError("a seed is >= 0")
+    return x
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = ArgParser(prog="python -m engine", description="privbench: verify DP optimisation theorems from YAML specs.",
+                  epilog=EPILOG)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
+    r = sub.add_parser("run", help="run a spec and write DIR/<name>.json and DIR/<name>.md", epilog=EPILOG)
+    r.add_argument("spec", help="path to a spec YAML file")
+    r.add_argument("--trials", type=_positive, help="trials per sweep point (default: the spec's)")
+    r.add_argument("--seed", type=_seed, help="root seed (default: the spec's)")
+    r.add_argument("--out", default="reports", help="output directory (default: reports/)")
+    r.add_argument("--quick", action="store_true", help="fewer trials (the spec's quick.trials); every check still runs")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    v = sub.add_parser("validate", help="check specs without running them")
+    v.add_argument("specs", nargs="+")
+    sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
+    rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
+    rep.add_argument("results", help="a results JSON written by `run`")
+    sub.add_parser("schema", help="print the JSON Schema of specs")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
+                "schema": cmd_schema}[args.command](args)
+    except spec_mod.SpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _progress(quiet: bool):
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    def make(points: int, trials: int):
+        bar = tqdm(total=points * trials, unit="trial", desc="trials", file=sys.stderr)
+
+        def tick(k: int) -> None:
+            bar.update(k)
+            if bar.n >= bar.total:
+                bar.close()
+        return tick
+    return make
+
+
+def cmd_run(args) -> int:
+    from engine import render, runner
+
+    spec = spec_mod.load(args.spec)
+    try:
+        results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
+                                  progress=_progress(args.quiet))
+    except spec_mod.SpecError as e:
+        raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
+    except runner.NumericalError as e:
+        print(f"error: {args.spec}: {e}", file=sys.stderr)
+        return 1
+    json_path, md_path = render.write(results, Path(args.out))
+    width = max(len(c["id"]) for c in results["checks"])
+    print(f"{spec.name}: {len(results['points'])} point(s) x {results['trials']} trials in {results['seconds']:.1f} s")
+    for c in results["checks"]:
+        expected = (spec.expect_quick.get(c["id"]) if args.quick else None) or spec.expect.get(c["id"])
+        note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"
+        print(f"  {c['id']:<{width}}  {c['kind']:<18} {c['verdict'].upper():<13}{note}")
+    counts = results["verdict_counts"]
+    print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive, "
+          f"{counts['inapplicable']} inapplicable")
+    print(f"report: {md_path}  (results: {json_path})")
+    return 1 if counts["fail"] else 0
+
+
+def cmd_validate(args) -> int:
+    bad = 0
+    for path in args.specs:
+        try:
+            s = spec_mod.load(path)
+            print(f"ok: {path} ({s.name}: {len(s.checks)} checks)")
+        except spec_mod.SpecError as e:
+            print(f"error: {e}", file=sys.stderr)
+            bad += 1
+    return 2 if bad else 0
+
+
+def cmd_list(args) -> int:
+    from algorithms.catalog import ALGORITHMS
+    from verifiers.catalog import THEOREMS
+    from verifiers.checks import CHECKS
+
+    print("threat models:\n  isrl  inter-silo record-level DP (seed 004, Def. 2)")
+    print("data sets:\n  sphere_linear  synthetic linear regression, x uniform on a sphere, closed-form population risk")
+    print("losses:\n  squared  (1/2)(<w,x> - y)^2 + (mu/2)||w||^2")
+    print("algorithms:")
+    for name, a in ALGORITHMS.items():
+        print(f"  {name:<20} {a.description}; {a.citation}; overrides: {', '.join(a.overrides)}")
+    print("theorems:")
+    for name, t in THEOREMS.items():
+        print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")
+    print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from engine import render
+
+    path = Path(args.results)
+    if not path.is_file():
+        raise spec_mod.SpecError(str(path), "", "no such results file")
+    try:
+        md = render.render(path)
+    except (json.JSONDecodeError, KeyError) as e:
+        raise spec_mod.SpecError(str(path), "", f"not a results file written by `run` ({e})") from None
+    print(f"report: {md}")
+    return 0
+
+
+def cmd_schema(args) -> int:
+    print(json.dumps(spec_mod.json_schema(), indent=1))
+    return 0

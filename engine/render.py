@@ -1,0 +1,117 @@
+"""Stored results (JSON) -> the markdown report and its plots. No recomputation."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, (int, float)):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def write(results: dict, out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / f"{results['name']}.json"
+    json_path.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
+    return json_path, render(json_path)
+
+
+def render(json_path: Path) -> Path:
+    results = json.loads(Path(json_path).read_text())
+    out_dir = Path(json_path).parent
+    figures = _plots(results, out_dir)
+    md = out_dir / f"{results['name']}.md"
+    md.write_text(markdown(results, figures))
+    return md
+
+
+def markdown(r: dict, figures: dict[str, str]) -> str:
+    c = r["verdict_counts"]
+    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+             f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
+             f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
+             f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {r['spec']['threat_model']['epsilon']}, "
+             f"delta = {r['spec']['threat_model']['delta']}",
+             f"- Data: {r['data_mode']}",
+             f"- Trials per point: {r['trials']}{' (quick mode)' if r['quick'] else ''}; seed {r['seed']}",
+             f"- Sweep: {r['sweep']['field'] + ' = ' + ', '.join(_fmt(p['value']) for p in r['points']) if r['sweep'] else 'none'}",
+             f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
+             f"in {r['seconds']:.1f} s (Python {r['python']}; {', '.join(f'{k} {v}' for k, v in r['packages'].items())})",
+             "", "## Checks", "", "| id | kind | theorem | verdict | measured | bound | confidence |",
+             "|---|---|---|---|---|---|---|"]
+    for ch in r["checks"]:
+        lines.append(f"| {ch['id']} | {ch['kind']} | {ch['theorem'] or '-'} | **{ICON[ch['verdict']]}** | "
+                     f"{_fmt(ch['measured'])} | {_fmt(ch['bound'])} | {_fmt(ch['confidence'])} |")
+    for ch in r["checks"]:
+        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
+                  ch["summary"]]
+        if ch.get("trials_needed"):
+            lines += ["", f"About {ch['trials_needed']} trials per point would decide it at this confidence."]
+        if ch["rows"]:
+            keys = list(ch["rows"][0])
+            lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+            lines += ["| " + " | ".join(_fmt(row[k]) for k in keys) + " |" for row in ch["rows"]]
+        if ch["id"] in figures:
+            lines += ["", f"![{ch['id']}]({figures[ch['id']]})"]
+    lines += ["", "## Resolved parameters", "", "Where each value came from (paper calibration, our choice, or override):", ""]
+    for p in r["points"]:
+        head = f"{r['sweep']['field']} = {_fmt(p['value'])}" if r["sweep"] else "the single point"
+        lines += [f"**{head}** ({p['seconds']:.2f} s, records {'materialised' if p['materialised'] else 'streamed'})", "",
+                  "| parameter | value | source |", "|---|---|---|"]
+        lines += [f"| {k} | {_fmt(v)} | {p['provenance'].get(k, '')} |" for k, v in p["params"].items()]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _plots(r: dict, out_dir: Path) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures = {}
+    for ch in r["checks"]:
+        rows = ch["rows"]
+        if ch["kind"] not in ("rate", "bound") or len(rows) < 2 or ch["verdict"] == "inapplicable" and not rows:
+            continue
+        x = np.array([row["point"] for row in rows], dtype=float)
+        mean = np.array([row["mean"] for row in rows])
+        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        if ch["kind"] == "rate":
+            se = np.array([row["se"] for row in rows])
+            ax.errorbar(x, mean, yerr=1.96 * se, fmt="o", label="measured mean (95% CI)")
+            extra = ch.get("extra", {})
+            if "slope" in extra:
+                ax.plot(x, np.exp(extra["intercept"]) * x ** extra["slope"], "-", label=f"fit: slope {extra['slope']:.2f}")
+            a = extra.get("exponent")
+            if a is not None:
+                ax.plot(x, mean[0] * (x / x[0]) ** a, "--", label=f"theorem: slope {a:.2f}")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        else:
+            ax.errorbar(x, mean, yerr=[mean - np.array([row["lcl"] for row in rows]),
+                                       np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (CI)")
+            ax.plot(x, [row["bound"] for row in rows], "r--", label="explicit bound")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_xlabel(r["sweep"]["field"] if r["sweep"] else "point")
+        ax.set_ylabel(ch["theorem"] or ch["kind"])
+        ax.set_title(f"{ch['id']}: {ch['verdict']}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        name = f"{r['name']}_{ch['id']}.png"
+        fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
+        plt.close(fig)
+        figures[ch["id"]] = name
+    return figures

@@ -1,0 +1,265 @@
+"""Specs: YAML -> frozen, strictly validated models (pydantic). Any problem becomes a SpecError
+naming the file, the field path, the value and what is allowed."""
+from __future__ import annotations
+
+import difflib
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from algorithms.catalog import ALGORITHMS
+from algorithms.registry import UnknownName
+from verifiers.catalog import THEOREMS
+from verifiers.checks import CHECKS
+
+# sweepable numeric fields -> the theorem symbol they set
+SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
+             "threat_model.delta": "delta0"}
+
+
+class SpecError(Exception):
+    """One line: file, field path, value, what is allowed."""
+
+    def __init__(self, file: str, path: str, message: str):
+        super().__init__(f"{file}: {path}: {message}" if path else f"{file}: {message}")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class ThreatModel(Strict):
+    kind: Literal["isrl"] = Field(description="isrl = inter-silo record-level DP (seed 004, Def. 2)")
+    epsilon: float = Field(gt=0, description="epsilon_0 of every silo's transcript")
+    delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
+
+
+class Participation(Strict):
+    low: int = Field(ge=1, description="fewest silos available in a round")
+    high: int = Field(ge=1, description="most silos available in a round (<= N)")
+
+
+class Data(Strict):
+    kind: Literal["sphere_linear"] = Field(description="synthetic linear regression, x uniform on a sphere")
+    N: int = Field(ge=1, le=10_000, description="silos")
+    n: int = Field(ge=1, le=10_000_000, description="records per silo")
+    d: int = Field(ge=1, le=100_000, description="dimension")
+    radius: float = Field(1.0, gt=0, description="||x|| of every record")
+    label_noise: float = Field(0.1, ge=0, description="y = <w*_i, x> + Uniform[-s, s]")
+    w_norm: float = Field(0.5, ge=0, description="norm of the common centre of the silo optima")
+    heterogeneity: float = Field(0.0, ge=0, le=1, description="0: i.i.d. silos; h: w*_i = c + h ||c|| e_i")
+    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
+
+
+class Loss(Strict):
+    kind: Literal["squared"] = Field(description="(1/2)(<w,x> - y)^2 + (mu/2)||w||^2")
+    diameter: float = Field(gt=0, description="D, the diameter of the domain ball W")
+    mu: float = Field(0.0, ge=0, description="ridge weight: per-sample strong convexity")
+
+
+class Algorithm(Strict):
+    kind: str
+    variant: str | None = None
+    overrides: dict[str, float] = Field(default_factory=dict,
+                                        description="replace the theorem's calibration of these parameters")
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        ALGORITHMS.get(v)
+        return v
+
+    @model_validator(mode="after")
+    def _variant_and_overrides(self) -> "Algorithm":
+        entry = ALGORITHMS.get(self.kind)
+        if self.variant is not None and self.variant not in entry.variants:
+            raise ValueError(_choice_message("variant", self.variant, list(entry.variants)))
+        for k, v in self.overrides.items():
+            if k not in entry.overrides:
+                raise ValueError(_choice_message(f"override of {self.kind}", k, list(entry.overrides)))
+            if not (math.isfinite(v) and v > 0):
+                raise ValueError(f"override {k} = {v} must be a finite number > 0")
+        return self
+
+
+class Check(Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: str
+    theorem: str | None = None
+    variable: str | None = None
+    term: str | None = None
+    tol: float = Field(0.1, ge=0, le=1)
+    confidence: float | None = Field(None, gt=0.5, lt=1, description="default: 0.999 for noise_calibration, else 0.95")
+    min_rounds: int = Field(20, ge=1)
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        CHECKS.get(v)
+        return v
+
+    @field_validator("theorem")
+    @classmethod
+    def _theorem(cls, v: str | None) -> str | None:
+        if v is not None:
+            THEOREMS.get(v)
+        return v
+
+
+class Sweep(Strict):
+    field: str
+    values: list[float] = Field(min_length=2)
+
+    @field_validator("field")
+    @classmethod
+    def _field(cls, v: str) -> str:
+        if v not in SWEEPABLE:
+            raise ValueError(_choice_message("sweep field", v, list(SWEEPABLE)))
+        return v
+
+
+class Quick(Strict):
+    trials: int = Field(ge=2, description="trials per point in --quick mode")
+
+
+class Spec(Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str
+    threat_model: ThreatModel
+    data: Data
+    loss: Loss
+    algorithm: Algorithm
+    trials: int = Field(ge=2, le=1_000_000)
+    seed: int = Field(ge=0)
+    sweep: Sweep | None = None
+    checks: list[Check] = Field(min_length=1)
+    expect: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
+    expect_quick: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
+    quick: Quick | None = None
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Spec":
+        ids = [c.id for c in self.checks]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"duplicate check ids in {ids}")
+        for key in list(self.expect) + list(self.expect_quick):
+            if key not in ids:
+                raise ValueError(_choice_message("expect key (a check id)", key, ids))
+        part = self.data.participation
+        if part is not None and not (part.low <= part.high <= self.data.N):
+            raise ValueError(f"data.participation needs 1 <= low <= high <= N = {self.data.N}")
+        entry = ALGORITHMS.get(self.algorithm.kind)
+        strong = self.loss.mu > 0
+        for c in self.checks:
+            name = c.theorem or (entry.privacy_theorem if c.kind in ("noise_calibration", "privacy_accounting") else None)
+            if name is None:
+                raise ValueError(f"check {c.id!r} of kind {c.kind} needs a theorem")
+            thm = THEOREMS.get(name)
+            if thm.threat_model != self.threat_model.kind:
+                raise ValueError(f"check {c.id!r}: theorem {name} is for threat model {thm.threat_model}, "
+                                 f"the spec's is {self.threat_model.kind}")
+            if self.algorithm.kind not in thm.algorithms:
+                raise ValueError(f"check {c.id!r}: theorem {name} is about {', '.join(thm.algorithms)}, "
+                                 f"not {self.algorithm.kind}")
+            if thm.loss_class == "strongly_convex" and not strong:
+                raise ValueError(f"check {c.id!r}: theorem {name} needs a strongly convex loss (loss.mu > 0)")
+            if c.kind == "rate":
+                if self.sweep is None:
+                    raise ValueError(f"check {c.id!r}: a rate check needs a sweep")
+                sym = SWEEPABLE[self.sweep.field]
+                if c.variable is not None and c.variable != sym:
+                    raise ValueError(f"check {c.id!r}: variable {c.variable} is not what the sweep varies ({sym})")
+                if c.term is not None and c.term not in thm.terms:
+                    raise ValueError(_choice_message(f"term of {name}", c.term, list(thm.terms)))
+        if self.sweep is not None:
+            for v in self.sweep.values:
+                _check_sweep_value(self.sweep.field, v)
+        return self
+
+
+def _check_sweep_value(field: str, v: float) -> None:
+    if field in ("data.n", "data.d", "data.N") and (v != int(v) or v < 1):
+        raise ValueError(f"sweep value {v} for {field} must be a whole number >= 1")
+    if field == "threat_model.epsilon" and v <= 0:
+        raise ValueError(f"sweep value {v} for {field} must be > 0")
+    if field == "threat_model.delta" and not 0 < v < 1:
+        raise ValueError(f"sweep value {v} for {field} must be in (0, 1)")
+
+
+def _choice_message(what: str, value: Any, allowed: list[str]) -> str:
+    hint = difflib.get_close_matches(str(value), allowed, n=1)
+    did = f" (did you mean {hint[0]!r}?)" if hint else ""
+    return f"unknown {what} {value!r}{did}; allowed: {', '.join(allowed)}"
+
+
+def _format(err: dict, raw: Any, model: type[BaseModel]) -> tuple[str, str]:
+    loc = [str(x) for x in err["loc"]]
+    path = ".".join(loc)
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        allowed = _fields_at(model, loc[:-1])
+        hint = difflib.get_close_matches(loc[-1], allowed, n=1)
+        did = f" (did you mean {hint[0]!r}?)" if hint else ""
+        return path, f"unknown key{did}; allowed keys: {', '.join(allowed)}"
+    if err["type"] == "missing":
+        return path, "required field is missing"
+    value = err.get("input")
+    shown = "" if isinstance(value, (dict, list)) else f" = {value!r}"
+    return path, f"value{shown}: {msg}"
+
+
+def _fields_at(model: type[BaseModel], loc: list[str]) -> list[str]:
+    cur: Any = model
+    for part in loc:
+        field = getattr(cur, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = [a for a in getattr(ann, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel)]
+        cur = args[0] if args else ann
+    return sorted(getattr(cur, "model_fields", {}))
+
+
+def parse(raw: Any, file: str) -> Spec:
+    if not isinstance(raw, dict):
+        raise SpecError(file, "", "a spec must be a YAML mapping")
+    try:
+        return Spec.model_validate(raw)
+    except ValidationError as e:
+        path, msg = _format(e.errors()[0], raw, Spec)
+        raise SpecError(file, path, msg) from None
+    except UnknownName as e:
+        raise SpecError(file, "", str(e)) from None
+
+
+def load(path: str | Path) -> Spec:
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except FileNotFoundError:
+        raise SpecError(str(p), "", "no such file") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "?"
+        raise SpecError(str(p), "", f"not valid YAML ({where}): {getattr(e, 'problem', e)}") from None
+    return parse(raw, str(p))
+
+
+def with_value(spec: Spec, field: str, value: float) -> Spec:
+    """A copy of the spec with one numeric field set (sweeps never mutate)."""
+    raw = spec.model_dump()
+    head, _, tail = field.partition(".")
+    cast = int if field in ("data.n", "data.d", "data.N") else float
+    if tail:
+        raw[head][tail] = cast(value)
+    else:
+        raw[head] = cast(value)
+    return Spec.model_validate(raw)
+
+
+def json_schema() -> dict:
+    return Spec.model_json_schema()

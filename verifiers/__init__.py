@@ -1,0 +1,1 @@
+"""Pure verification: theorems as SymPy objects, accountants, statistical checks; verdicts as data."""

@@ -1,0 +1,10 @@
+"""The theorem registry: spec names -> Theorem objects."""
+from __future__ import annotations
+
+from algorithms.registry import Registry
+from verifiers import isrl_004
+from verifiers.theorem import Theorem
+
+THEOREMS: Registry[Theorem] = Registry("theorem")
+for _t in isrl_004.THEOREMS:
+    THEOREMS.add(_t.name, _t)

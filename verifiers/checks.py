@@ -1,0 +1,213 @@
+"""The check kinds. Each takes the measured sweep points and returns a CheckResult (data, never
+printed). A verdict is one of pass / fail / inconclusive / inapplicable, from a test at a stated
+confidence; nothing passes by default."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from algorithms.events import GaussianRelease
+from algorithms.registry import Registry
+from verifiers import accounting, stats
+from verifiers.theorem import Theorem
+
+VERDICTS = ("pass", "fail", "inconclusive", "inapplicable")
+SIGMA_REL_TOL = 1e-9          # resolved sigma vs the SymPy calibration: equal up to float rounding
+NOISE_POWER_TARGET = 0.10     # the noise test must be able to see a 10% variance error, else inconclusive
+MIN_RATE_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Point:
+    """One sweep point as run and measured."""
+
+    value: float | None
+    params: Mapping[str, float]
+    overridden: frozenset[str]
+    measurements: Mapping[str, np.ndarray]
+    events: tuple[GaussianRelease, ...]
+    noise_sq_sum: float
+    noise_coords: int
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    id: str
+    kind: str
+    theorem: str | None = None
+    variable: str | None = None
+    term: str | None = None
+    tol: float = 0.1
+    confidence: float = 0.95
+    min_rounds: int = 20
+
+
+@dataclass(frozen=True)
+class Context:
+    algorithm: str                  # e.g. 'noisy_mbsgd', 'accelerated_mbsgd'
+    sweep_symbol: str | None        # the theorem symbol the sweep varies, if any
+    privacy_theorem: Theorem
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    kind: str
+    theorem: str | None
+    citation: str
+    verdict: str
+    measured: float | None
+    bound: float | None
+    confidence: float
+    summary: str
+    rows: tuple[Mapping[str, Any], ...] = ()
+    trials_needed: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **kw) -> CheckResult:
+    return CheckResult(id=check.id, kind=check.kind, theorem=None if thm is None else thm.name,
+                       citation="" if thm is None else f"{thm.citation} [inventory: {thm.inventory}]",
+                       verdict=verdict, confidence=kw.pop("confidence", check.confidence), summary=summary,
+                       measured=kw.pop("measured", None), bound=kw.pop("bound", None), **kw)
+
+
+# --- noise_calibration -------------------------------------------------------------------------
+def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    alpha = (1 - check.confidence) / len(points)
+    rows, verdict, worst = [], "pass", 0.0
+    for p in points:
+        sigma = p.params["sigma"]
+        if "sigma" in p.overridden:
+            formula, formula_ok = None, True
+        else:
+            formula = thm.evaluate(p.params)
+            formula_ok = abs(sigma - formula) <= SIGMA_REL_TOL * formula
+        ratio, pval = stats.chi2_variance_test(p.noise_sq_sum, p.noise_coords, sigma)
+        power = stats.detectable_variance_ratio(p.noise_coords, alpha)
+        worst = max(worst, abs(ratio - 1))
+        if not formula_ok or pval < alpha:
+            verdict = "fail"
+        elif power > NOISE_POWER_TARGET and verdict == "pass":
+            verdict = "inconclusive"
+        rows.append({"point": p.value, "sigma_run": sigma, "sigma_theorem": formula,
+                     "formula_matches": formula_ok, "released_var_ratio": ratio, "p_value": pval,
+                     "noise_values": p.noise_coords, "detectable_ratio": power})
+    summary = (f"resolved sigma vs the SymPy calibration (rel. tol {SIGMA_REL_TOL:g}); released noise "
+               f"variance / sigma^2 by a two-sided chi-square test at level {1 - check.confidence:g} "
+               f"(Bonferroni over {len(points)} point(s)); worst |ratio - 1| = {worst:.2e}")
+    return _result(check, thm, verdict, summary, measured=1 + worst, bound=1.0, rows=tuple(rows))
+
+
+# --- privacy_accounting ------------------------------------------------------------------------
+def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    rows, verdict, worst = [], "pass", 0.0
+    name = ""
+    for p in points:
+        eps, name = accounting.epsilon(p.events, L=p.params["L"], delta=p.params["delta0"])
+        target = p.params["eps0"]
+        ok = eps <= target * (1 + 1e-9)
+        verdict = verdict if ok else "fail"
+        worst = max(worst, eps / target)
+        rows.append({"point": p.value, "epsilon_accountant": eps, "epsilon_target": target, "delta": p.params["delta0"],
+                     "noise_multiplier": accounting.noise_multiplier(p.events[0], p.params["L"]),
+                     "rounds": p.events[0].rounds, "max_record_uses": p.events[0].max_record_uses,
+                     "slack": target / eps if eps > 0 else math.inf,
+                     "theorem_conditions_failed": "; ".join(thm.failed_conditions(p.params)) or "none"})
+    summary = (f"{name}: epsilon of one silo's transcript as run (noise multiplier sigma K/(2L), "
+               f"replace-one) against the spec's epsilon; worst epsilon/target = {worst:.3f}")
+    return _result(check, thm, verdict, summary, measured=max(r["epsilon_accountant"] for r in rows),
+                   bound=min(r["epsilon_target"] for r in rows), rows=tuple(rows), confidence=1.0)
+
+
+# --- bound -------------------------------------------------------------------------------------
+def bound(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    failed = {c for p in points for c in thm.failed_conditions(p.params)}
+    if thm.kind != "explicit":
+        return _result(check, thm, "inapplicable", f"{thm.name} hides its constants (O~): only a rate check can test it")
+    if failed:
+        return _result(check, thm, "inapplicable", "theorem conditions fail: " + "; ".join(sorted(failed)))
+    conf = 1 - (1 - check.confidence) / len(points)     # Bonferroni over the sweep points
+    rows, verdict, need = [], "pass", None
+    for p in points:
+        x = p.measurements[thm.measures]
+        b = thm.evaluate(p.params)
+        mean, ucl, sd = stats.one_sided_upper(x, conf)
+        lcl = 2 * mean - ucl
+        if lcl > b:
+            verdict = "fail"
+        elif ucl > b and verdict != "fail":
+            verdict = "inconclusive"
+            t = stats.trials_needed(mean, sd, b, conf)
+            need = max(need or 0, t or 0) or None
+        rows.append({"point": p.value, "mean": mean, "ucl": ucl, "lcl": lcl, "bound": b, "ratio": mean / b,
+                     "trials": int(x.size)})
+    worst = max(rows, key=lambda r: r["ucl"] / r["bound"])
+    summary = (f"{thm.measures}: one-sided {conf:.4f} upper confidence limit of the mean vs the explicit bound "
+               f"at every point; worst UCL/bound = {worst['ucl'] / worst['bound']:.3g}")
+    return _result(check, thm, verdict, summary, measured=worst["ucl"], bound=worst["bound"], rows=tuple(rows),
+                   trials_needed=need if verdict == "inconclusive" else None)
+
+
+# --- rate --------------------------------------------------------------------------------------
+def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    var = check.variable or ctx.sweep_symbol
+    term = check.term or thm.rate_term
+    if ctx.sweep_symbol is None or var != ctx.sweep_symbol:
+        return _result(check, thm, "inapplicable", f"the spec does not sweep {var}")
+    if len(points) < MIN_RATE_POINTS:
+        return _result(check, thm, "inapplicable", f"{len(points)} sweep points; a slope needs >= {MIN_RATE_POINTS}")
+    failed = {c for p in points for c in thm.failed_conditions(p.params)}
+    if failed:
+        return _result(check, thm, "inapplicable", "theorem conditions fail: " + "; ".join(sorted(failed)))
+    short = [p.value for p in points if p.params["R"] < check.min_rounds]
+    if short:
+        return _result(check, thm, "inapplicable", f"fewer than {check.min_rounds} rounds at {var} = {short}")
+    exponent = float(thm.exponent(var, term))
+    saturated = [p.value for p in points if "risk_max" in p.params and thm.evaluate(p.params) >= p.params["risk_max"]]
+    rows, dominated = [], []
+    for p in points:
+        parts = {name: thm.evaluate(p.params, name) for name in thm.terms}
+        others = sum(v for k, v in parts.items() if k != term)
+        if parts[term] < others:
+            dominated.append(p.value)
+        x = p.measurements[thm.measures]
+        ci = stats.mean_ci(x, check.confidence)
+        total = sum(parts.values())
+        rows.append({"point": p.value, "mean": ci.mean, "se": ci.se, "term": parts[term], "other_terms": others,
+                     "hidden_constant": ci.mean / total, "rounds": p.params["R"]})
+    if saturated:
+        return _result(check, thm, "inapplicable",
+                       f"the theorem's bound (constants set to 1) is at least the largest excess risk possible on the "
+                       f"domain (sup_W F - F*) at {var} = {saturated}: the risk saturates there and no rate can show",
+                       rows=tuple(rows), extra={"exponent": exponent})
+    if dominated:
+        return _result(check, thm, "inapplicable",
+                       f"the {term} term (constants set to 1) does not dominate the other terms at {var} = {dominated}",
+                       rows=tuple(rows), extra={"exponent": exponent})
+    xs = np.log([p.value for p in points])
+    ys = np.log([r["mean"] for r in rows])
+    ses = np.array([r["se"] / r["mean"] for r in rows])
+    fit = stats.weighted_slope(xs, ys, ses, check.confidence)
+    limit = exponent + check.tol
+    verdict = "fail" if fit.lower > limit else "pass" if fit.upper <= limit else "inconclusive"
+    hc = [r["hidden_constant"] for r in rows]
+    summary = (f"slope of log mean {thm.measures} vs log {var}: {fit.slope:.3f} "
+               f"(CI {fit.lower:.3f} .. {fit.upper:.3f} at {check.confidence:g}); the theorem's {term} term "
+               f"gives exponent {exponent:.3f} (SymPy), tolerance {check.tol:g}: pass if the CI's upper end "
+               f"<= {limit:.3f}; hidden constant measured/bound ranges {min(hc):.3g} .. {max(hc):.3g} "
+               f"(ratio {max(hc) / min(hc):.2f})")
+    return _result(check, thm, verdict, summary, measured=fit.slope, bound=exponent, rows=tuple(rows),
+                   extra={"exponent": exponent, "tol": check.tol, "slope": fit.slope, "slope_lower": fit.lower,
+                          "slope_upper": fit.upper, "intercept": fit.intercept, "variable": var, "term": term})
+
+
+CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]
+CHECKS: Registry[CheckFn] = Registry("check kind")
+CHECKS.add("noise_calibration", noise_calibration)
+CHECKS.add("privacy_accounting", privacy_accounting)
+CHECKS.add("bound", bound)
+CHECKS.add("rate", rate)

@@ -1,0 +1,81 @@
+"""Small statistics used by the checks: confidence limits, a chi-square variance test, a weighted slope fit."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    mean: float
+    se: float
+    lower: float
+    upper: float
+    trials: int
+
+
+def mean_ci(x: np.ndarray, confidence: float) -> MeanCI:
+    """Two-sided Student-t interval for the mean at ``confidence``."""
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean())
+    se = float(x.std(ddof=1) / np.sqrt(x.size))
+    t = float(stats.t.ppf(0.5 + confidence / 2, x.size - 1))
+    return MeanCI(m, se, m - t * se, m + t * se, int(x.size))
+
+
+def one_sided_upper(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """(mean, upper confidence limit, sd) with P(mean_true <= UCL) >= confidence."""
+    x = np.asarray(x, dtype=float)
+    sd = float(x.std(ddof=1))
+    t = float(stats.t.ppf(confidence, x.size - 1))
+    return float(x.mean()), float(x.mean() + t * sd / np.sqrt(x.size)), sd
+
+
+def trials_needed(mean: float, sd: float, bound: float, confidence: float) -> int | None:
+    """Trials at which the one-sided limit would clear the bound, if the mean and sd stay as measured."""
+    if mean >= bound or sd == 0:
+        return None
+    z = float(stats.norm.ppf(confidence))
+    return int(np.ceil((z * sd / (bound - mean)) ** 2)) + 1
+
+
+def chi2_variance_test(sum_sq: float, count: int, sigma: float) -> tuple[float, float]:
+    """Two-sided test of H0: ``count`` i.i.d. N(0, sigma^2) values have sum of squares ``sum_sq``.
+    Returns (ratio of the estimated to the claimed variance, p-value)."""
+    stat = sum_sq / sigma**2
+    cdf = float(stats.chi2.cdf(stat, count))
+    sf = float(stats.chi2.sf(stat, count))
+    return stat / count, min(1.0, 2 * min(cdf, sf))
+
+
+def detectable_variance_ratio(count: int, alpha: float) -> float:
+    """Relative variance error the chi-square test detects at level alpha with ~50% power."""
+    z = float(stats.norm.ppf(1 - alpha / 2))
+    return z * np.sqrt(2.0 / count)
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    slope: float
+    se: float
+    lower: float
+    upper: float
+    intercept: float
+
+
+def weighted_slope(x: np.ndarray, y: np.ndarray, y_se: np.ndarray, confidence: float) -> SlopeFit:
+    """Weighted least squares of y on x (weights 1/se^2); the slope's standard error is inflated by
+    the reduced chi-square when the points scatter more than their errors allow (t with P-2 dof)."""
+    x, y, w = np.asarray(x, float), np.asarray(y, float), 1.0 / np.asarray(y_se, float) ** 2
+    xm = (w * x).sum() / w.sum()
+    ym = (w * y).sum() / w.sum()
+    sxx = (w * (x - xm) ** 2).sum()
+    slope = float((w * (x - xm) * (y - ym)).sum() / sxx)
+    intercept = float(ym - slope * xm)
+    dof = x.size - 2
+    chi2_red = float((w * (y - intercept - slope * x) ** 2).sum() / dof) if dof > 0 else 1.0
+    se = float(np.sqrt(max(1.0, chi2_red) / sxx))
+    t = float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1)))
+    return SlopeFit(slope, se, slope - t * se, slope + t * se, intercept)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from algorithms.catalog import ALGORITHMS
 from algorithms.registry import UnknownName
@@ -28,7 +28,7 @@ class SpecError(Exception):
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
 
 
 class ThreatModel(Strict):
@@ -72,17 +72,6 @@ class Algorithm(Strict):
         ALGORITHMS.get(v)
         return v
 
-    @model_validator(mode="after")
-    def _variant_and_overrides(self) -> "Algorithm":
-        entry = ALGORITHMS.get(self.kind)
-        if self.variant is not None and self.variant not in entry.variants:
-            raise ValueError(_choice_message("variant", self.variant, list(entry.variants)))
-        for k, v in self.overrides.items():
-            if k not in entry.overrides:
-                raise ValueError(_choice_message(f"override of {self.kind}", k, list(entry.overrides)))
-            if not (math.isfinite(v) and v > 0):
-                raise ValueError(f"override {k} = {v} must be a finite number > 0")
-        return self
 
 
 class Check(Strict):
@@ -141,44 +130,63 @@ class Spec(Strict):
     quick: Quick | None = None
     notes: str = ""
 
-    @model_validator(mode="after")
-    def _consistent(self) -> "Spec":
-        ids = [c.id for c in self.checks]
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"duplicate check ids in {ids}")
-        for key in list(self.expect) + list(self.expect_quick):
+
+
+class Problem(ValueError):
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+
+
+def consistency(spec: Spec) -> None:
+    """Cross-field rules, each raising Problem(field path, message)."""
+    entry = ALGORITHMS.get(spec.algorithm.kind)
+    if spec.algorithm.variant is not None and spec.algorithm.variant not in entry.variants:
+        raise Problem("algorithm.variant", _choice_message("variant", spec.algorithm.variant, list(entry.variants)))
+    for k, v in spec.algorithm.overrides.items():
+        if k not in entry.overrides:
+            raise Problem(f"algorithm.overrides.{k}", _choice_message(f"override of {spec.algorithm.kind}", k,
+                                                                      list(entry.overrides)))
+        if not (math.isfinite(v) and v > 0):
+            raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a finite number > 0")
+    ids = [c.id for c in spec.checks]
+    if len(set(ids)) != len(ids):
+        raise Problem("checks", f"duplicate check ids in {ids}")
+    for field_name, table in (("expect", spec.expect), ("expect_quick", spec.expect_quick)):
+        for key in table:
             if key not in ids:
-                raise ValueError(_choice_message("expect key (a check id)", key, ids))
-        part = self.data.participation
-        if part is not None and not (part.low <= part.high <= self.data.N):
-            raise ValueError(f"data.participation needs 1 <= low <= high <= N = {self.data.N}")
-        entry = ALGORITHMS.get(self.algorithm.kind)
-        strong = self.loss.mu > 0
-        for c in self.checks:
-            name = c.theorem or (entry.privacy_theorem if c.kind in ("noise_calibration", "privacy_accounting") else None)
-            if name is None:
-                raise ValueError(f"check {c.id!r} of kind {c.kind} needs a theorem")
-            thm = THEOREMS.get(name)
-            if thm.threat_model != self.threat_model.kind:
-                raise ValueError(f"check {c.id!r}: theorem {name} is for threat model {thm.threat_model}, "
-                                 f"the spec's is {self.threat_model.kind}")
-            if self.algorithm.kind not in thm.algorithms:
-                raise ValueError(f"check {c.id!r}: theorem {name} is about {', '.join(thm.algorithms)}, "
-                                 f"not {self.algorithm.kind}")
-            if thm.loss_class == "strongly_convex" and not strong:
-                raise ValueError(f"check {c.id!r}: theorem {name} needs a strongly convex loss (loss.mu > 0)")
-            if c.kind == "rate":
-                if self.sweep is None:
-                    raise ValueError(f"check {c.id!r}: a rate check needs a sweep")
-                sym = SWEEPABLE[self.sweep.field]
-                if c.variable is not None and c.variable != sym:
-                    raise ValueError(f"check {c.id!r}: variable {c.variable} is not what the sweep varies ({sym})")
-                if c.term is not None and c.term not in thm.terms:
-                    raise ValueError(_choice_message(f"term of {name}", c.term, list(thm.terms)))
-        if self.sweep is not None:
-            for v in self.sweep.values:
-                _check_sweep_value(self.sweep.field, v)
-        return self
+                raise Problem(f"{field_name}.{key}", _choice_message(f"{field_name} key (a check id)", key, ids))
+    part = spec.data.participation
+    if part is not None and not (part.low <= part.high <= spec.data.N):
+        raise Problem("data.participation", f"low = {part.low}, high = {part.high}: need 1 <= low <= high <= N = {spec.data.N}")
+    strong = spec.loss.mu > 0
+    for i, c in enumerate(spec.checks):
+        at = f"checks.{i}"
+        name = c.theorem or (entry.privacy_theorem if c.kind in ("noise_calibration", "privacy_accounting") else None)
+        if name is None:
+            raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
+        thm = THEOREMS.get(name)
+        if thm.threat_model != spec.threat_model.kind:
+            raise Problem(f"{at}.theorem", f"{name} is for threat model {thm.threat_model}, the spec's is "
+                                           f"{spec.threat_model.kind}")
+        if spec.algorithm.kind not in thm.algorithms:
+            raise Problem(f"{at}.theorem", f"{name} is about {', '.join(thm.algorithms)}, not {spec.algorithm.kind}")
+        if thm.loss_class == "strongly_convex" and not strong:
+            raise Problem(f"{at}.theorem", f"{name} needs a strongly convex loss (loss.mu > 0; it is {spec.loss.mu})")
+        if c.kind == "rate":
+            if spec.sweep is None:
+                raise Problem(f"{at}.kind", f"check {c.id!r}: a rate check needs a sweep")
+            sym = SWEEPABLE[spec.sweep.field]
+            if c.variable is not None and c.variable != sym:
+                raise Problem(f"{at}.variable", f"{c.variable} is not what the sweep varies ({sym})")
+            if c.term is not None and c.term not in thm.terms:
+                raise Problem(f"{at}.term", _choice_message(f"term of {name}", c.term, list(thm.terms)))
+    if spec.sweep is not None:
+        for v in spec.sweep.values:
+            try:
+                _check_sweep_value(spec.sweep.field, v)
+            except ValueError as e:
+                raise Problem("sweep.values", str(e)) from None
 
 
 def _check_sweep_value(field: str, v: float) -> None:
@@ -228,9 +236,15 @@ def parse(raw: Any, file: str) -> Spec:
     if not isinstance(raw, dict):
         raise SpecError(file, "", "a spec must be a YAML mapping")
     try:
-        return Spec.model_validate(raw)
+        spec = Spec.model_validate(raw)
+        consistency(spec)
+        return spec
+    except Problem as e:
+        raise SpecError(file, e.path, str(e)) from None
     except ValidationError as e:
-        path, msg = _format(e.errors()[0], raw, Spec)
+        errors = e.errors()
+        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])   # a misspelt key explains the rest
+        path, msg = _format(first, raw, Spec)
         raise SpecError(file, path, msg) from None
     except UnknownName as e:
         raise SpecError(file, "", str(e)) from None
@@ -242,6 +256,8 @@ def load(path: str | Path) -> Spec:
         raw = yaml.safe_load(p.read_text())
     except FileNotFoundError:
         raise SpecError(str(p), "", "no such file") from None
+    except OSError as e:
+        raise SpecError(str(p), "", f"cannot be read ({e.strerror or e})") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"
@@ -258,7 +274,9 @@ def with_value(spec: Spec, field: str, value: float) -> Spec:
         raw[head][tail] = cast(value)
     else:
         raw[head] = cast(value)
-    return Spec.model_validate(raw)
+    out = Spec.model_validate(raw)
+    consistency(out)
+    return out
 
 
 def json_schema() -> dict:

@@ -72,8 +72,6 @@ def test_validate_mixed_good_and_bad(capsys, bad_spec):
     assert len(_nonempty_lines(err)) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="bug: validate on a directory raises IsADirectoryError (traceback) "
-                                       "instead of a one-line error and exit 2")
 def test_validate_directory(capsys, tmp_path):
     rc = main(["validate", str(tmp_path)])
     err = capsys.readouterr().err

@@ -258,6 +258,8 @@ def load(path: str | Path) -> Spec:
         raise SpecError(str(p), "", "no such file") from None
     except OSError as e:
         raise SpecError(str(p), "", f"cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise SpecError(str(p), "", "is not UTF-8 text") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"

@@ -39,10 +39,6 @@ Z_K_L = ((0.8, 50, 1.0), (1.5, 8, 2.5), (4.0, 20, 0.5))
 # (z, k): k = max_record_uses
 Z_USES = ((0.8, 2), (1.5, 5), (4.0, 3))
 
-_DOUBLE_SENSITIVITY = ("bug: the disjoint (PLD) path passes z = sigma K/(2L) to PLDAccountant(REPLACE_ONE), which "
-                       "doubles the sensitivity again: epsilon matches the analytic Gaussian with mu = 2/z, ~2.2-2.6x "
-                       "the documented mu = 1/z (the RDP without-replacement path uses mu = 1/z)")
-
 
 def delta_gauss(eps: float, mu: float) -> float:
     """Balle & Wang (2018), Thm 8: the smallest delta at which the mu-Gaussian mechanism is (eps, delta)-DP."""
@@ -79,7 +75,6 @@ def test_noise_multiplier_is_sigma_K_over_2L():
     assert noise_multiplier(ev, L=1.5) == pytest.approx(0.3 * 40 / 3.0)
 
 
-@pytest.mark.xfail(strict=True, reason=_DOUBLE_SENSITIVITY)
 @pytest.mark.parametrize("delta", DELTAS)
 @pytest.mark.parametrize("z, K, L", Z_K_L)
 def test_disjoint_single_use_matches_analytic_gaussian(z, K, L, delta):
@@ -89,7 +84,6 @@ def test_disjoint_single_use_matches_analytic_gaussian(z, K, L, delta):
     assert eps == pytest.approx(analytic_epsilon(1 / z, delta), rel=PLD_REL_TOL)
 
 
-@pytest.mark.xfail(strict=True, reason=_DOUBLE_SENSITIVITY)
 @pytest.mark.parametrize("delta", DELTAS)
 @pytest.mark.parametrize("z, k", Z_USES)
 def test_disjoint_k_uses_is_sqrt_k_gaussian(z, k, delta):
@@ -101,8 +95,8 @@ def test_disjoint_k_uses_is_sqrt_k_gaussian(z, k, delta):
 
 @pytest.mark.parametrize("z, k", ((0.8, 1), (1.5, 5), (4.0, 1)))
 def test_disjoint_never_below_analytic(z, k):
-    delta = 1e-5
     """Whatever the constant, the accountant must not under-state epsilon (that would be a privacy bug)."""
+    delta = 1e-5
     K, L = 50, 1.0
     ev = GaussianRelease(_sigma(z, K, L), K, 10 * K, "disjoint", rounds=10, max_record_uses=k)
     eps, _ = epsilon((ev,), L=L, delta=delta)

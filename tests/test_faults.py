@@ -31,13 +31,17 @@ def test_wrong_sensitivity_in_the_calibration_is_caught(monkeypatch):
     def half_sensitivity(*, L, K, eps0, delta0):      # the fault: sensitivity L/K instead of 2L/K (seed L1036)
         return np.sqrt(8 * L**2 * np.log(1.25 / delta0) / (eps0**2 * K**2))
 
+    clean = runner.run_spec(tiny_onepass())
     monkeypatch.setattr(calibration, "onepass_sigma", half_sensitivity)
     res = runner.run_spec(tiny_onepass())
     v = verdicts(res)
-    assert v["noise"] == "fail"        # sigma no longer equals the SymPy calibration
-    assert v["privacy"] == "fail"      # and the accountant finds epsilon above the target
+    assert v["noise"] == "fail"        # sigma no longer equals the SymPy calibration: only this check catches it
     noise = next(c for c in res["checks"] if c["id"] == "noise")
     assert not noise["rows"][0]["formula_matches"]
+    # the accountant sees epsilon grow, but Thm 3.1's calibration (via zCDP) leaves about 2x slack in sigma,
+    # so the halved noise is still within the target: the accounting check alone cannot see this fault
+    eps = lambda r: next(c for c in r["checks"] if c["id"] == "privacy")["measured"]
+    assert eps(res) > 1.8 * eps(clean)
 
 
 def test_record_reused_in_the_one_pass_version_is_caught_by_accounting(monkeypatch):

@@ -172,7 +172,6 @@ def test_directory_instead_of_file(tmp_path):
     _assert_one_line_with_file(str(info.value), str(tmp_path))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a non-UTF-8 file escapes as UnicodeDecodeError, not SpecError")
 def test_file_not_utf8(tmp_path):
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"name: caf\xe9\n")

@@ -26,8 +26,11 @@ def noise_multiplier(event: GaussianRelease, L: float) -> float:
 def dp_event(event: GaussianRelease, L: float) -> dp_accounting.DpEvent:
     gauss = dp_accounting.GaussianDpEvent(noise_multiplier(event, L))
     if event.sampling == "disjoint":
-        # parallel composition: a record enters only the releases of the rounds that read it
-        return dp_accounting.SelfComposedDpEvent(gauss, event.max_record_uses)
+        # parallel composition: a record enters only the releases of the rounds that read it. The PLD
+        # accountant reads a Gaussian's multiplier under REPLACE_ONE against the norm bound of one record's
+        # contribution (L/K) and doubles it itself, so it gets sigma K / L (pinned in tests/test_accounting.py)
+        pld_gauss = dp_accounting.GaussianDpEvent(2 * noise_multiplier(event, L))
+        return dp_accounting.SelfComposedDpEvent(pld_gauss, event.max_record_uses)
     if event.sampling == "without_replacement":
         sampled = dp_accounting.SampledWithoutReplacementDpEvent(event.pool_size, event.batch_size, gauss)
         return dp_accounting.SelfComposedDpEvent(sampled, event.rounds)

@@ -73,7 +73,6 @@ class Algorithm(Strict):
         return v
 
 
-
 class Check(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: str
@@ -129,7 +128,6 @@ class Spec(Strict):
     expect_quick: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
     quick: Quick | None = None
     notes: str = ""
-
 
 
 class Problem(ValueError):
@@ -236,9 +234,7 @@ def parse(raw: Any, file: str) -> Spec:
     if not isinstance(raw, dict):
         raise SpecError(file, "", "a spec must be a YAML mapping")
     try:
-        spec = Spec.model_validate(raw)
-        consistency(spec)
-        return spec
+        return _validated(raw)
     except Problem as e:
         raise SpecError(file, e.path, str(e)) from None
     except ValidationError as e:
@@ -276,9 +272,14 @@ def with_value(spec: Spec, field: str, value: float) -> Spec:
         raw[head][tail] = cast(value)
     else:
         raw[head] = cast(value)
-    out = Spec.model_validate(raw)
-    consistency(out)
-    return out
+    return _validated(raw)
+
+
+def _validated(raw: dict) -> Spec:
+    """The field rules (pydantic) and then the cross-field rules: the one way a Spec is built."""
+    spec = Spec.model_validate(raw)
+    consistency(spec)
+    return spec
 
 
 def json_schema() -> dict:

@@ -3,8 +3,10 @@
 Semantics, pinned by tests against the analytic Gaussian mechanism (Balle & Wang 2018):
 ISRL-DP is defined with replace-one adjacency inside a silo (seed 004, Def. 2, L96). A silo's
 message is (1/K) sum of K per-record gradients, each of norm <= L, plus N(0, sigma^2 I): replacing
-one record moves the mean by at most 2L/K (seed L672), so the noise multiplier handed to the
-accountant is z = sigma / (2L/K) = sigma K / (2L), under NeighboringRelation.REPLACE_ONE.
+one record moves the mean by at most 2L/K (seed L672), so the noise multiplier is
+z = sigma / (2L/K) = sigma K / (2L). The RDP accountant (sampling without replacement) takes z as it is;
+the PLD accountant reads a Gaussian's multiplier under REPLACE_ONE against one record's norm bound L/K
+and doubles the sensitivity itself, so it is handed 2z = sigma K / L.
 """
 from __future__ import annotations
 
@@ -24,14 +26,13 @@ def noise_multiplier(event: GaussianRelease, L: float) -> float:
 
 
 def dp_event(event: GaussianRelease, L: float) -> dp_accounting.DpEvent:
-    gauss = dp_accounting.GaussianDpEvent(noise_multiplier(event, L))
+    z = noise_multiplier(event, L)
     if event.sampling == "disjoint":
-        # parallel composition: a record enters only the releases of the rounds that read it. The PLD
-        # accountant reads a Gaussian's multiplier under REPLACE_ONE against the norm bound of one record's
-        # contribution (L/K) and doubles it itself, so it gets sigma K / L (pinned in tests/test_accounting.py)
-        pld_gauss = dp_accounting.GaussianDpEvent(2 * noise_multiplier(event, L))
-        return dp_accounting.SelfComposedDpEvent(pld_gauss, event.max_record_uses)
+        # parallel composition: a record enters only the releases of the rounds that read it; PLD gets 2z
+        # (see the module docstring; pinned in tests/test_accounting.py)
+        return dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(2 * z), event.max_record_uses)
     if event.sampling == "without_replacement":
+        gauss = dp_accounting.GaussianDpEvent(z)
         sampled = dp_accounting.SampledWithoutReplacementDpEvent(event.pool_size, event.batch_size, gauss)
         return dp_accounting.SelfComposedDpEvent(sampled, event.rounds)
     raise ValueError(f"no accountant for sampling {event.sampling!r}")

@@ -22,7 +22,8 @@ import numpy as np
 from algorithms import mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import GaussianRelease
-from algorithms.result import RunOutput, grad_error, max_multiplicity
+from algorithms.result import RunOutput, max_multiplicity
+from algorithms.rounds import SiloRounds
 
 
 @dataclass(frozen=True)
@@ -38,38 +39,27 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
     total = sum(s.rounds for s in stages)
     batches = sampling.disjoint_batches(rng, (T, N), n, K, total) if one_pass else None
     w_ag = np.zeros((T, d))
-    uses = np.zeros((T, N), dtype=np.int64)
-    sq, coords = 0.0, 0
-    err = np.zeros(T) if population is not None else None
-    step = 0
+    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, population=population)
+    if one_pass:
+        batch_iter = iter(batches)
+        next_batch = lambda: next(batch_iter)  # noqa: E731
+    else:
+        next_batch = lambda: sampling.k_subsets(rng, (T, N), n, K)  # noqa: E731
     for stage in stages:
         w = w_ag.copy()
         for r in range(1, stage.rounds + 1):
             a = 2.0 / (r + 1)
             eta = 4.0 * stage.v / (r * (r + 1))
             w_md = ((1 - a) * (mu + eta) * w_ag + a * ((1 - a) * mu + eta) * w) / (eta + (1 - a * a) * mu)
-            M = sampling.participation_sizes(rng, T, N, *M_range)
-            mask = sampling.participating(rng, T, N, M)
-            idx = batches[step] if one_pass else sampling.k_subsets(rng, (T, N), n, K)
-            X, y = records.take(idx)
-            clean = loss.batch_grad(w_md, X, y)
-            msg = mechanisms.gaussian(clean, sigma, rng=rng)
-            noise = (msg - clean)[mask]
-            sq += float((noise * noise).sum())
-            coords += noise.size
-            uses += mask
-            g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
-            if err is not None:
-                err += grad_error(g, population.grad_F(w_md), msg - clean, mask, M, sigma, d)
+            g = silos.aggregate(w_md, next_batch)
             g = g + lam * w_md                      # gradient of (lam/2)||w - 0||^2
             z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
             w = mechanisms.project_ball(z, radius)
             w_ag = a * w + (1 - a) * w_ag
-            step += 1
     record_uses = (max_multiplicity(np.moveaxis(batches, 0, -2).reshape(T, N, -1)) if one_pass
-                   else int(uses.max()))
+                   else int(silos.uses.max()))
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n,
                             sampling="disjoint" if one_pass else "without_replacement",
-                            rounds=int(uses.max()), max_record_uses=record_uses)
-    return RunOutput(w=w_ag, events=(event,), noise_sq_sum=sq, noise_coords=coords,
-                     grad_err=None if err is None else err / max(total, 1), rounds=total)
+                            rounds=int(silos.uses.max()), max_record_uses=record_uses)
+    return RunOutput(w=w_ag, events=(event,), noise_sq_sum=silos.noise_sq_sum, noise_coords=silos.noise_coords,
+                     grad_err=silos.mean_grad_error(total), rounds=total)

@@ -14,7 +14,8 @@ import numpy as np
 from algorithms import mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import GaussianRelease
-from algorithms.result import RunOutput, grad_error
+from algorithms.result import RunOutput
+from algorithms.rounds import SiloRounds
 
 
 def run(records: Records, loss, *, R: int, K: int, sigma: float, eta: float, radius: float,
@@ -26,30 +27,16 @@ def run(records: Records, loss, *, R: int, K: int, sigma: float, eta: float, rad
     d = records.population.d
     w = np.zeros((T, d))
     avg = np.zeros((T, d))
-    uses = np.zeros((T, N), dtype=np.int64)
-    sq, coords = 0.0, 0
-    err = np.zeros(T) if population is not None else None
+    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, population=population)
     log_q = math.log1p(-stich_mu * eta) if stich_mu > 0 else 0.0
     for r in range(R):
-        M = sampling.participation_sizes(rng, T, N, *M_range)
-        mask = sampling.participating(rng, T, N, M)
-        idx = sampling.k_subsets(rng, (T, N), n, K)
-        X, y = records.take(idx)
-        clean = loss.batch_grad(w, X, y)
-        msg = mechanisms.gaussian(clean, sigma, rng=rng)
-        noise = (msg - clean)[mask]
-        sq += float((noise * noise).sum())
-        coords += noise.size
-        uses += mask
-        g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
-        if err is not None:
-            err += grad_error(g, population.grad_F(w), msg - clean, mask, M, sigma, d)
+        g = silos.aggregate(w, lambda: sampling.k_subsets(rng, (T, N), n, K))
         # running weighted average of w_0..w_r: weight of w_r among the first r+1 is
         # gamma_r / Gamma_r = (1 - q) / (1 - q^{r+1}) with q = 1 - mu eta (uniform when mu = 0)
         share = 1.0 / (r + 1) if log_q == 0.0 else -math.expm1(log_q) / -math.expm1((r + 1) * log_q)
         avg += share * (w - avg)
         w = mechanisms.project_ball(w - eta * g, radius)
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n, sampling="without_replacement",
-                            rounds=int(uses.max()), max_record_uses=int(uses.max()))
-    return RunOutput(w=avg, events=(event,), noise_sq_sum=sq, noise_coords=coords,
-                     grad_err=None if err is None else err / R, rounds=R)
+                            rounds=int(silos.uses.max()), max_record_uses=int(silos.uses.max()))
+    return RunOutput(w=avg, events=(event,), noise_sq_sum=silos.noise_sq_sum, noise_coords=silos.noise_coords,
+                     grad_err=silos.mean_grad_error(R), rounds=R)

@@ -33,14 +33,3 @@ def max_multiplicity(idx: np.ndarray) -> int:
         best = max(best, int(run.max()))
     return best + 1
 
-
-def grad_error(g: np.ndarray, grad_F: np.ndarray, noise: np.ndarray, mask: np.ndarray, M: np.ndarray,
-               sigma: float, d: int) -> np.ndarray:
-    """||g - grad F||^2 per trial with the released Gaussian noise as a control variate:
-    ||g - grad F||^2 - ||u_bar||^2 + d sigma^2 / M_r, where u_bar = (1/M_r) sum_{i in S_r} u_i is the
-    noise the silos actually added. Its expectation equals E||g - grad F||^2 whenever the noise has
-    the claimed variance (which the noise_calibration check tests on its own), and its variance is
-    that of the sampling error alone, so the sampling and silo terms of Lemma E.3 can be decided."""
-    ubar = (noise * mask[..., None]).sum(axis=1) / M[:, None]
-    diff = g - grad_F
-    return (diff * diff).sum(axis=1) - (ubar * ubar).sum(axis=1) + d * sigma**2 / M

@@ -1,0 +1,61 @@
+"""The silos' side of a round, shared by Algorithms 1 and 2 of seed 004.
+
+Each round: M_r silos become available (a uniform M_r-subset), each reads a batch of its own records,
+computes the mean gradient at the server's query point and releases it through the Gaussian mechanism;
+the server averages the M_r messages. ``SiloRounds`` does that for all trials and silos at once and
+keeps the instrumentation the verifiers need: how often each silo released, the released noise (for
+the chi-square test) and the gradient error at the query point (for Lemma E.3).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from algorithms import mechanisms, sampling
+from algorithms.data import Records
+
+
+class SiloRounds:
+    def __init__(self, records: Records, loss, *, sigma: float, M_range: tuple[int, int],
+                 rng: np.random.Generator, population=None):
+        self.records, self.loss, self.sigma, self.M_range, self.rng = records, loss, sigma, M_range, rng
+        self.population = population
+        T, N = records.trials, records.population.N
+        self.uses = np.zeros((T, N), dtype=np.int64)      # rounds each silo took part in
+        self.noise_sq_sum, self.noise_coords = 0.0, 0
+        self.grad_err = np.zeros(T) if population is not None else None
+
+    def aggregate(self, query: np.ndarray, next_batch: Callable[[], np.ndarray]) -> np.ndarray:
+        """One round at query points (T, d); ``next_batch()`` gives the (T, N, K) record indices.
+        Returns the server's average of the released messages, (T, d)."""
+        T, N = self.records.trials, self.records.population.N
+        M = sampling.participation_sizes(self.rng, T, N, *self.M_range)
+        mask = sampling.participating(self.rng, T, N, M)
+        X, y = self.records.take(next_batch())
+        clean = self.loss.batch_grad(query, X, y)
+        msg = mechanisms.gaussian(clean, self.sigma, rng=self.rng)
+        noise = (msg - clean)[mask]
+        self.noise_sq_sum += float((noise * noise).sum())
+        self.noise_coords += noise.size
+        self.uses += mask
+        g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
+        if self.grad_err is not None:
+            self.grad_err += grad_error(g, self.population.grad_F(query), msg - clean, mask, M, self.sigma,
+                                        query.shape[1])
+        return g
+
+    def mean_grad_error(self, rounds: int) -> np.ndarray | None:
+        return None if self.grad_err is None else self.grad_err / max(rounds, 1)
+
+
+def grad_error(g: np.ndarray, grad_F: np.ndarray, noise: np.ndarray, mask: np.ndarray, M: np.ndarray,
+               sigma: float, d: int) -> np.ndarray:
+    """||g - grad F||^2 per trial with the released Gaussian noise as a control variate:
+    ||g - grad F||^2 - ||u_bar||^2 + d sigma^2 / M_r, where u_bar = (1/M_r) sum_{i in S_r} u_i is the
+    noise the silos actually added. Its expectation equals E||g - grad F||^2 whenever the noise has
+    the claimed variance (which the noise_calibration check tests on its own), and its variance is
+    that of the sampling error alone, so the sampling and silo terms of Lemma E.3 can be decided."""
+    ubar = (noise * mask[..., None]).sum(axis=1) / M[:, None]
+    diff = g - grad_F
+    return (diff * diff).sum(axis=1) - (ubar * ubar).sum(axis=1) + d * sigma**2 / M

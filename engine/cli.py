@@ -21,24 +21,21 @@ class ArgParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _positive(v: str) -> int:
-    try:
-        x = int(v)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
-    if x < 2:
-        raise argparse.ArgumentTypeError(f"{x} is too small (at least 2 trials)")
-    return x
+def _whole(low: int, too_small: str):
+    """An argparse type: a whole number >= low, else one line saying why."""
+    def parse(v: str) -> int:
+        try:
+            x = int(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
+        if x < low:
+            raise argparse.ArgumentTypeError(too_small.format(x=x))
+        return x
+    return parse
 
 
-def _seed(v: str) -> int:
-    try:
-        x = int(v)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
-    if x < 0:
-        raise argparse.ArgumentTypeError("a seed is >= 0")
-    return x
+_trials = _whole(2, "{x} is too small (at least 2 trials)")
+_seed = _whole(0, "a seed is >= 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
     r = sub.add_parser("run", help="run a spec and write DIR/<name>.json and DIR/<name>.md", epilog=EPILOG)
     r.add_argument("spec", help="path to a spec YAML file")
-    r.add_argument("--trials", type=_positive, help="trials per sweep point (default: the spec's)")
+    r.add_argument("--trials", type=_trials, help="trials per sweep point (default: the spec's)")
     r.add_argument("--seed", type=_seed, help="root seed (default: the spec's)")
     r.add_argument("--out", default="reports", help="output directory (default: reports/)")
     r.add_argument("--quick", action="store_true", help="fewer trials (the spec's quick.trials); every check still runs")

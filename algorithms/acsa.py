@@ -16,6 +16,7 @@ strong-convexity modulus the prox step uses (the loss's mu plus lam).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -34,17 +35,20 @@ class Stage:
 
 def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: float, K: int, sigma: float,
         radius: float, one_pass: bool, M_range: tuple[int, int], rng: np.random.Generator,
-        population=None) -> RunOutput:
-    T, N, n, d = records.trials, records.population.N, records.n, records.population.d
+        grad_F=None) -> RunOutput:
+    T, N, n, d = records.trials, records.N, records.n, records.d
     total = sum(s.rounds for s in stages)
-    batches = sampling.disjoint_batches(rng, (T, N), n, K, total) if one_pass else None
     w_ag = np.zeros((T, d))
-    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, population=population)
+    next_batch: Callable[[], np.ndarray]
+    one_pass_uses: int | None = None
     if one_pass:
+        batches = sampling.disjoint_batches(rng, (T, N), n, K, total)
+        one_pass_uses = max_multiplicity(np.moveaxis(batches, 0, -2).reshape(T, N, -1))
         batch_iter = iter(batches)
         next_batch = lambda: next(batch_iter)  # noqa: E731
     else:
         next_batch = lambda: sampling.k_subsets(rng, (T, N), n, K)  # noqa: E731
+    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, grad_F=grad_F)
     for stage in stages:
         w = w_ag.copy()
         for r in range(1, stage.rounds + 1):
@@ -56,8 +60,7 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
             z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
             w = mechanisms.project_ball(z, radius)
             w_ag = a * w + (1 - a) * w_ag
-    record_uses = (max_multiplicity(np.moveaxis(batches, 0, -2).reshape(T, N, -1)) if one_pass
-                   else int(silos.uses.max()))
+    record_uses = one_pass_uses if one_pass_uses is not None else int(silos.uses.max())
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n,
                             sampling="disjoint" if one_pass else "without_replacement",
                             rounds=int(silos.uses.max()), max_record_uses=record_uses)

@@ -72,3 +72,59 @@ def onepass_convex_lambda(*, V: float, D: float, R: int) -> float:
     """Thm E.1 proof (L1038): regulariser lambda = V / (2 D sqrt(R)) on f + (lambda/2)||w - w0||^2.
     (Lemma E.1, L992, writes V/(||w0 - w*|| sqrt(R)); we encode the proof's choice.)"""
     return V / (2 * D * math.sqrt(R))
+
+
+# --- non-smooth losses: the Moreau smoothing parameter ----------------------------------------------
+def alg2_moreau_beta(*, L: float, D: float, M: float, n: int, d: int, eps0: float, delta0: float, mu: float) -> float:
+    """Thm D.2 proof (L711-719): beta with L^2/beta equal to the target rate,
+    convex: L^2/beta = (LD/sqrt(M)) (1/sqrt(n) + sqrt(d ln(1/delta0))/(eps0 n));
+    strongly convex: L^2/beta = (L^2/(mu M)) (1/n + d ln(1/delta0)/(eps0^2 n^2))."""
+    if mu > 0:
+        return mu * M / (1 / n + d * math.log(1 / delta0) / (eps0**2 * n**2))
+    return L * math.sqrt(M) / (D * (1 / math.sqrt(n) + math.sqrt(d * math.log(1 / delta0)) / (eps0 * n)))
+
+
+def erm_moreau_beta(*, L: float, D: float, M: float, n: int, d: int, eps0: float, delta0: float, mu: float) -> float:
+    """Thm F.2 proof (L1114, L1124): convex beta = eps0 n sqrt(M) L / (sqrt(d) D) (note 004 item 11's reading
+    of the OCR's sqrt(ML)/sqrt(dD)); strongly convex beta = mu M eps0^2 n^2 / d."""
+    if mu > 0:
+        return mu * M * eps0**2 * n**2 / d
+    return eps0 * n * math.sqrt(M) * L / (math.sqrt(d) * D)
+
+
+# --- Algorithm 1 for ERM (Thm F.1) ----------------------------------------------------------------------
+def erm_convex_R1(*, beta: float, D: float, L: float, M: float, eps0: float, n: int, d: int, delta0: float) -> float:
+    """Thm F.1(1) (L1058), first term of R, read as (beta D / L)^{1/2} (sqrt(M) eps0 n / sqrt(d ln(1/delta0)))^{1/2}:
+    the R at which the proof's beta D^2 / R^2 term (L1086) equals the rate L D sqrt(d ln(1/delta0)) / (eps0 n sqrt(M))."""
+    return math.sqrt(beta * D / L * math.sqrt(M) * eps0 * n / math.sqrt(d * math.log(1 / delta0)))
+
+
+def erm_strongly_convex_R1(*, beta: float, mu: float, Delta: float, M: float, eps0: float, n: int, L: float,
+                           d: int) -> float:
+    """Thm F.1(2) (L1062), first term: sqrt(beta/mu) ln(Delta_X mu M eps0^2 n^2 / (L^2 d)) (log argument >= e)."""
+    return math.sqrt(beta / mu) * math.log(max(Delta * mu * M * eps0**2 * n**2 / (L**2 * d), math.e))
+
+
+def erm_rounds_and_batch(*, R1: float, n: int, N: int, M: float, eps0: float, delta0: float, d: int,
+                         K_fixed: int | None) -> tuple[int, int]:
+    """Thm F.1's R = max{R1, 1{MK < Nn} eps0^2 n^2 / (K d ln(1/delta0))} with K = ceil(K_min(R)) of Thm D.1
+    (L1056): the two rules depend on each other, so iterate R -> K -> R to their joint fixed point."""
+    R = max(1, math.ceil(R1))
+    for _ in range(100):
+        K = K_fixed or min(n, max(1, math.ceil(alg2_K_min(R=R, n=n, eps0=eps0, delta0=delta0) - 1e-9)))
+        second = eps0**2 * n**2 / (K * d * math.log(1 / delta0)) if M * K < N * n else 0.0
+        new = max(1, math.ceil(max(R1, second) - 1e-9))
+        if new == R:
+            return R, K
+        R = new
+    return R, K
+
+
+def erm_V2(*, L: float, M: float, K: int, N: int, n: int, d: int, sigma: float) -> float:
+    """Thm F.1 proof (L1082): V_X^2 <= 1{MK < nN} 4 L^2 / (M K) + d sigma^2 / M."""
+    return (4 * L**2 / (M * K) if M * K < n * N else 0.0) + d * sigma**2 / M
+
+
+def erm_convex_lambda(*, V: float, D: float, R: int) -> float:
+    """Thm F.1 proof (L1076): lambda = V_X / (||w0 - w*|| sqrt(R)), with ||w0 - w*|| replaced by its bound D."""
+    return V / (D * math.sqrt(R))

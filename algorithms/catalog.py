@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from algorithms import acsa, calibration, mbsgd
 from algorithms.registry import Registry
@@ -39,6 +39,7 @@ class AlgorithmEntry:
     resolve: Callable[..., Resolved]
     run: Callable
     one_pass: Callable[[str], bool]   # whether a variant reads each record at most once
+    smoothing: str | None = None      # how a non-smooth loss is handled (None: smooth losses only)
 
 
 def _int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:
@@ -54,7 +55,9 @@ def resolve_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float])
     p = dict(c)
     prov = {k: "problem constant" for k in c}
     strong = c["mu"] > 0
-    args = {k: c[k] for k in ("beta", "D", "L", "M", "n", "eps0", "d")}
+    if not math.isfinite(c["beta"]):
+        p.update(_moreau(c, ov, prov, rule=calibration.alg2_moreau_beta, cite="Thm D.2 proof (L711-719)"))
+    args: dict[str, Any] = {k: p[k] for k in ("beta", "D", "L", "M", "eps0")} | {"n": int(p["n"]), "d": int(p["d"])}
     if "R" in ov:
         R, prov["R"] = int(ov["R"]), "override"
     else:
@@ -78,7 +81,7 @@ def resolve_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float])
         eta, prov["eta"] = float(ov["eta"]), "override"
     elif strong:
         cc = c["d"] * sigma**2 / c["M"] + c["L"] ** 2
-        eta = calibration.stich_eta(mu=c["mu"], beta=c["beta"], r0=c["D"] ** 2, R=R, c=cc)
+        eta = calibration.stich_eta(mu=c["mu"], beta=p["beta"], r0=c["D"] ** 2, R=R, c=cc)
         prov["eta"] = "Lemma D.5 (Stich) with a=mu, g=2 beta, c=d sigma^2/M + L^2; r0 = D^2 (our choice: ||w0-w*||^2 is unknown)"
     else:
         eta = calibration.alg2_convex_eta(R=R, **args)
@@ -87,6 +90,81 @@ def resolve_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float])
     prov["stich_mu"] = "Stich weights (1 - mu eta)^-(r+1) (Lemma D.5)" if strong else "uniform average (gamma_r = 1/R)"
     p.update(R=R, K=K, sigma=sigma, eta=eta, stich_mu=stich_mu)
     run_kwargs = dict(R=R, K=K, sigma=sigma, eta=eta, radius=c["D"] / 2, stich_mu=stich_mu)
+    return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
+def _moreau(c: Mapping[str, float], ov: Mapping[str, float], prov: dict, *, rule: Callable, cite: str) -> dict:
+    """A non-smooth loss runs on its beta_s-Moreau envelope (Lemma D.7): beta_s from the theorem's rule
+    (or an override); the envelope plus the ridge term is (beta_s + mu)-smooth."""
+    if "beta_s" in ov:
+        beta_s, prov["beta_s"] = float(ov["beta_s"]), "override"
+    else:
+        beta_s = rule(L=c["L"], D=c["D"], M=c["M"], n=int(c["n"]), d=int(c["d"]), eps0=c["eps0"],
+                      delta0=c["delta0"], mu=c["mu"])
+        prov["beta_s"] = f"Moreau smoothing parameter, {cite}"
+    prov["beta"] = "beta_s + mu: smoothness of the Moreau envelope plus the ridge term"
+    return {"beta_s": beta_s, "beta": beta_s + c["mu"]}
+
+
+def _convex_single_stage(*, R: int, beta: float, lam: float, V2: float, D: float, prov: dict) -> tuple[acsa.Stage]:
+    v = max(2 * (beta + lam), math.sqrt(V2 * R * (R + 1) * (R + 2) / (3 * D**2)))
+    prov["schedule"] = ("OUR CHOICE, not the paper's: single-stage AC-SA steps of Ghadimi & Lan (2012, Cor. 1), "
+                        "alpha_r = 2/(r+1), eta_r = 4v/(r(r+1)), v = max{2(beta+lambda), sqrt(V^2 R(R+1)(R+2)/(3D^2))}; "
+                        "seed 004 gives no alpha_r, eta_r for the convex case (it cites Woodworth et al. 2020b, Lemma 4)")
+    return (acsa.Stage(R, v),)
+
+
+def resolve_acsa_erm(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
+    """Alg. 1 for ERM with Thm F.1's parameters (Thm F.2 for a non-smooth loss via its Moreau envelope):
+    Alg. 2's sigma^2 and K rule, a fresh K-subset every round, convex: regularised single stage,
+    strongly convex: App. E.1 stages with V_X^2 and Delta_X."""
+    p = dict(c)
+    prov = {k: "problem constant" for k in c}
+    n, d, N, M, L, mu, D = (c[k] for k in ("n", "d", "N", "M", "L", "mu", "D"))
+    n, d, N = int(n), int(d), int(N)
+    eps0, delta0 = c["eps0"], c["delta0"]
+    strong = mu > 0
+    if not math.isfinite(c["beta"]):
+        p.update(_moreau(c, ov, prov, rule=calibration.erm_moreau_beta, cite="Thm F.2 proof (L1114-1124)"))
+    beta = p["beta"]
+    if strong:
+        R1 = calibration.erm_strongly_convex_R1(beta=beta, mu=mu, Delta=c["Delta"], M=M, eps0=eps0, n=n, L=L, d=d)
+        prov["R"] = "Thm F.1(2) (L1062): max{sqrt(beta/mu) ln(Delta_X mu M eps0^2 n^2/(L^2 d)), 1{MK<Nn} eps0^2 n^2/(K d ln(1/delta0))}"
+    else:
+        R1 = calibration.erm_convex_R1(beta=beta, D=D, L=L, M=M, eps0=eps0, n=n, d=d, delta0=delta0)
+        prov["R"] = ("Thm F.1(1) (L1058): max{R_1, 1{MK<Nn} eps0^2 n^2/(K d ln(1/delta0))}, R_1 read as "
+                     "(beta D/L)^(1/2) (sqrt(M) eps0 n/sqrt(d ln(1/delta0)))^(1/2), the value the proof's "
+                     "beta D^2/R^2 term needs (the statement's nesting of square roots is garbled; note 004 item 10)")
+    K_fixed = int(ov["K"]) if "K" in ov else None
+    R, K = calibration.erm_rounds_and_batch(R1=R1, n=n, N=N, M=M, eps0=eps0, delta0=delta0, d=d, K_fixed=K_fixed)
+    prov["R"] += "; R and K depend on each other (K >= K_min(R)): resolved as their joint fixed point (our choice)"
+    prov["K"] = "override" if K_fixed else "Thm F.1 K_min (L1056), rounded up, at the resolved R"
+    if "R" in ov:
+        R, prov["R"] = int(ov["R"]), "override"
+        if K_fixed is None:
+            K = _int_clamped("K", calibration.alg2_K_min(R=R, n=n, eps0=eps0, delta0=delta0), 1, n, prov, "K_min")
+    if R > MAX_ROUNDS:
+        raise ResolutionError("algorithm.overrides.R", f"the calibration asks for R = {R} rounds (> {MAX_ROUNDS})")
+    if "sigma" in ov:
+        sigma, prov["sigma"] = float(ov["sigma"]), "override"
+    else:
+        sigma = calibration.alg2_sigma(L=L, R=R, n=n, eps0=eps0, delta0=delta0)
+        prov["sigma"] = "Thm F.1 = Thm D.1's sigma^2 (L1056)"
+    V2 = calibration.erm_V2(L=L, M=M, K=K, N=N, n=n, d=d, sigma=sigma)
+    prov["V2"] = "V_X^2 <= 1{MK<nN} 4L^2/(MK) + d sigma^2/M (Thm F.1 proof, L1082)"
+    if strong:
+        lam, mu_prox = 0.0, mu
+        stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=c["Delta"])
+        prov["schedule"] = ("multi-stage AC-SA of App. E.1 (L948-956) with V_X^2 and Delta_X = F_X(0) - F_X*; "
+                            "the last stage is cut to the rounds left (our choice)")
+    else:
+        lam = calibration.erm_convex_lambda(V=math.sqrt(V2), D=D, R=R)
+        prov["lambda"] = ("lambda = V_X/(||w0 - w*|| sqrt(R)) (Thm F.1 proof, L1076) with ||w0 - w*|| replaced by "
+                          "its bound D (w* is unknown; our choice)")
+        stages = _convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
+        mu_prox = lam
+    p.update(K=K, R=R, sigma=sigma, V2=V2, lam=lam, stages=len(stages), fresh_batches=0)
+    run_kwargs = dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, sigma=sigma, radius=D / 2, one_pass=False)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 
 
@@ -130,11 +208,7 @@ def resolve_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
     else:
         lam = calibration.onepass_convex_lambda(V=math.sqrt(V2), D=D, R=R)
         prov["lambda"] = "lambda = V/(2 D sqrt(R)) (Thm E.1 proof, L1038)"
-        v = max(2 * (beta + lam), math.sqrt(V2 * R * (R + 1) * (R + 2) / (3 * D**2)))
-        stages = (acsa.Stage(R, v),)
-        prov["schedule"] = ("OUR CHOICE, not the paper's: single-stage AC-SA steps of Ghadimi & Lan (2012, Cor. 1), "
-                            "alpha_r = 2/(r+1), eta_r = 4v/(r(r+1)), v = max{2(beta+lambda), sqrt(V^2 R(R+1)(R+2)/(3D^2))}; "
-                            "seed 004 gives no alpha_r, eta_r for the convex one-pass case (it cites Woodworth et al. 2020b, Lemma 4)")
+        stages = _convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
     p.update(K=K, R=R, sigma=sigma, V2=V2, lam=lam, stages=len(stages), fresh_batches=1)
     run_kwargs = dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, sigma=sigma, radius=D / 2, one_pass=True)
@@ -159,10 +233,16 @@ ALGORITHMS: Registry[AlgorithmEntry] = Registry("algorithm")
 ALGORITHMS.add("noisy_mbsgd", AlgorithmEntry(
     name="noisy_mbsgd", description="Noisy ISRL-DP minibatch SGD (Algorithm 2)",
     citation="seed 004, Algorithm 2 (L491), Thm 2.1 / D.1", privacy_theorem="isrl.alg2.privacy",
-    overrides=("R", "K", "sigma", "eta"), variants=("standard",), resolve=resolve_mbsgd, run=mbsgd.run,
-    one_pass=lambda variant: False))
+    overrides=("R", "K", "sigma", "eta", "beta_s"), variants=("standard",), resolve=resolve_mbsgd, run=mbsgd.run,
+    one_pass=lambda variant: False, smoothing="Moreau envelope with Thm D.2's beta (Lemma D.7)"))
 ALGORITHMS.add("accelerated_mbsgd", AlgorithmEntry(
     name="accelerated_mbsgd", description="One-pass Accelerated Noisy MB-SGD (Algorithm 1, disjoint batches)",
     citation="seed 004, Algorithm 1 (L200), Thm 3.1 / E.1", privacy_theorem="isrl.onepass.privacy",
     overrides=("R", "K", "sigma"), variants=("one_pass",), resolve=resolve_acsa, run=acsa.run,
     one_pass=lambda variant: variant == "one_pass"))
+ALGORITHMS.add("accelerated_mbsgd_erm", AlgorithmEntry(
+    name="accelerated_mbsgd_erm",
+    description="Accelerated Noisy MB-SGD for ERM (Algorithm 1, a fresh K-subset every round)",
+    citation="seed 004, Algorithm 1 (L200), Thm 4.1 / F.1 / F.2", privacy_theorem="isrl.thm4_1.privacy",
+    overrides=("R", "K", "sigma", "beta_s"), variants=("erm",), resolve=resolve_acsa_erm, run=acsa.run,
+    one_pass=lambda variant: False, smoothing="Moreau envelope with Thm F.2's beta (Lemma D.7)"))

@@ -112,6 +112,8 @@ def make_sphere_linear(rng: np.random.Generator, *, d: int, N: int, radius: floa
 class Records:
     """The records the silos hold for a batch of trials: ``take(idx)`` gathers them by index.
 
+    ``fixed``: one data set X (N, n, d), y (N, n) shared by every trial (ERM: only the algorithm's
+    randomness varies). Otherwise each trial has its own data set drawn from ``population``:
     ``materialised``: all T x N x n records are drawn up front (needed when a record may be read
     twice, e.g. the multi-pass algorithms and the empirical risk). ``streaming``: records are drawn
     the first time their index is read, which is exact for i.i.d. data read at most once (the
@@ -119,23 +121,28 @@ class Records:
     record, so the streaming store can never hide a reused record.
     """
 
-    def __init__(self, population: SphereLinear, rng: np.random.Generator, trials: int, n: int,
-                 materialise: bool):
+    def __init__(self, population, rng: np.random.Generator | None, trials: int, n: int,
+                 materialise: bool, fixed: tuple[np.ndarray, np.ndarray] | None = None):
         self.population, self.rng, self.trials, self.n = population, rng, trials, n
-        self.materialised = materialise
-        if materialise:
+        self.fixed = fixed
+        self.N, self.d = (fixed[0].shape[0], fixed[0].shape[2]) if fixed is not None else (population.N, population.d)
+        self.materialised = materialise or fixed is not None
+        if fixed is not None:
+            if fixed[0].shape[1] != n:
+                raise ValueError(f"fixed data set has {fixed[0].shape[1]} records per silo, not n = {n}")
+        elif materialise:
             self.X, self.y = population.sample(rng, (trials, population.N, n))
         else:
             self._seen = np.zeros((trials, population.N, n), dtype=bool)
 
     def take(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """idx: (T, N, K) record indices per trial and silo -> X (T, N, K, d), y (T, N, K)."""
-        if self.materialised:
-            t = np.arange(self.trials)[:, None, None]
-            s = np.arange(self.population.N)[None, :, None]
-            return self.X[t, s, idx], self.y[t, s, idx]
+        s = np.arange(self.N)[None, :, None]
+        if self.fixed is not None:
+            return self.fixed[0][s, idx], self.fixed[1][s, idx]
         t = np.arange(self.trials)[:, None, None]
-        s = np.arange(self.population.N)[None, :, None]
+        if self.materialised:
+            return self.X[t, s, idx], self.y[t, s, idx]
         if self._seen[t, s, idx].any() or _has_repeats(idx):
             raise RuntimeError("streaming records read twice: this algorithm must use materialised data")
         self._seen[t, s, idx] = True

@@ -20,14 +20,14 @@ from algorithms.rounds import SiloRounds
 
 def run(records: Records, loss, *, R: int, K: int, sigma: float, eta: float, radius: float,
         M_range: tuple[int, int], rng: np.random.Generator, stich_mu: float = 0.0,
-        population=None) -> RunOutput:
+        grad_F=None) -> RunOutput:
     """Run Alg. 2 for every trial of ``records``. ``stich_mu`` > 0 selects Stich's weights
     gamma_r = (1 - mu eta)^{-(r+1)} (Lemma D.5), else the uniform average (Lemma D.6(1))."""
-    T, N, n = records.trials, records.population.N, records.n
-    d = records.population.d
+    T, N, n = records.trials, records.N, records.n
+    d = records.d
     w = np.zeros((T, d))
     avg = np.zeros((T, d))
-    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, population=population)
+    silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, grad_F=grad_F)
     log_q = math.log1p(-stich_mu * eta) if stich_mu > 0 else 0.0
     for r in range(R):
         g = silos.aggregate(w, lambda: sampling.k_subsets(rng, (T, N), n, K))

@@ -18,18 +18,18 @@ from algorithms.data import Records
 
 class SiloRounds:
     def __init__(self, records: Records, loss, *, sigma: float, M_range: tuple[int, int],
-                 rng: np.random.Generator, population=None):
+                 rng: np.random.Generator, grad_F: Callable[[np.ndarray], np.ndarray] | None = None):
         self.records, self.loss, self.sigma, self.M_range, self.rng = records, loss, sigma, M_range, rng
-        self.population = population
-        T, N = records.trials, records.population.N
+        self.grad_F = grad_F                               # the population gradient, when known exactly
+        T, N = records.trials, records.N
         self.uses = np.zeros((T, N), dtype=np.int64)      # rounds each silo took part in
         self.noise_sq_sum, self.noise_coords = 0.0, 0
-        self.grad_err = np.zeros(T) if population is not None else None
+        self.grad_err = np.zeros(T) if grad_F is not None else None
 
     def aggregate(self, query: np.ndarray, next_batch: Callable[[], np.ndarray]) -> np.ndarray:
         """One round at query points (T, d); ``next_batch()`` gives the (T, N, K) record indices.
         Returns the server's average of the released messages, (T, d)."""
-        T, N = self.records.trials, self.records.population.N
+        T, N = self.records.trials, self.records.N
         M = sampling.participation_sizes(self.rng, T, N, *self.M_range)
         mask = sampling.participating(self.rng, T, N, M)
         X, y = self.records.take(next_batch())
@@ -40,8 +40,8 @@ class SiloRounds:
         self.noise_coords += noise.size
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
-        if self.grad_err is not None:
-            self.grad_err += grad_error(g, self.population.grad_F(query), msg - clean, mask, M, self.sigma,
+        if self.grad_err is not None and self.grad_F is not None:
+            self.grad_err += grad_error(g, self.grad_F(query), msg - clean, mask, M, self.sigma,
                                         query.shape[1])
         return g
 

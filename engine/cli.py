@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quick", action="store_true", help="fewer trials (the spec's quick.trials); every check still runs")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     v = sub.add_parser("validate", help="check specs without running them")
-    v.add_argument("specs", nargs="+")
+    v.add_argument("specs", nargs="+", help="spec files, or folders whose *.yaml files are all checked")
     sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
@@ -115,7 +115,17 @@ def cmd_run(args) -> int:
 
 def cmd_validate(args) -> int:
     bad = 0
-    for path in args.specs:
+    paths: list = []
+    for p in args.specs:
+        if Path(p).is_dir():
+            found = sorted(Path(p).glob("*.yaml"))
+            if not found:
+                print(f"error: {p}: a folder with no *.yaml spec files", file=sys.stderr)
+                bad += 1
+            paths += found
+        else:
+            paths.append(p)
+    for path in paths:
         try:
             s = spec_mod.load(path)
             print(f"ok: {path} ({s.name}: {len(s.checks)} checks)")
@@ -127,15 +137,21 @@ def cmd_validate(args) -> int:
 
 def cmd_list(args) -> int:
     from algorithms.catalog import ALGORITHMS
+    from algorithms.losses import LOSSES
     from verifiers.catalog import THEOREMS
     from verifiers.checks import CHECKS
 
     print("threat models:\n  isrl  inter-silo record-level DP (seed 004, Def. 2)")
-    print("data sets:\n  sphere_linear  synthetic linear regression, x uniform on a sphere, closed-form population risk")
-    print("losses:\n  squared  (1/2)(<w,x> - y)^2 + (mu/2)||w||^2")
+    print("data sets:")
+    for name, text in spec_mod.DATA_KINDS.items():
+        print(f"  {name:<16} {text}; losses: {', '.join(spec_mod.LOSSES_FOR[name])}")
+    print("losses:")
+    for name, cls in LOSSES.items():
+        print(f"  {name:<9} {(cls.__doc__ or '').strip().splitlines()[0]}")
     print("algorithms:")
     for name, a in ALGORITHMS.items():
-        print(f"  {name:<20} {a.description}; {a.citation}; overrides: {', '.join(a.overrides)}")
+        smooth = f"non-smooth losses: {a.smoothing}" if a.smoothing else "smooth losses only"
+        print(f"  {name:<22} {a.description}; {a.citation}; overrides: {', '.join(a.overrides)}; {smooth}")
     print("theorems:")
     for name, t in THEOREMS.items():
         print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")

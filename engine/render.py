@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import t as student_t
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
 
@@ -61,9 +62,20 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
         if ch["rows"]:
             keys = list(ch["rows"][0])
             lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            lines += ["| " + " | ".join(_fmt(row[k]) for k in keys) + " |" for row in ch["rows"]]
+            lines += ["| " + " | ".join(_fmt(row.get(k)) for k in keys) + " |" for row in ch["rows"]]
         if ch["id"] in figures:
             lines += ["", f"![{ch['id']}]({figures[ch['id']]})"]
+    lines += ["", "## Measurements", "",
+              "Mean over trials, its standard error and a two-sided 95% t interval (the checks use their own levels).", "",
+              "| point | measure | trials | mean | s.e. | 95% CI | shared error |", "|---|---|---|---|---|---|---|"]
+    for p in r["points"]:
+        for name, values in p["measurements"].items():
+            x = np.asarray(values, dtype=float)
+            se = float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else float("nan")
+            half = float(student_t.ppf(0.975, max(x.size - 1, 1))) * se
+            shared = ", ".join(f"{k} {v:.2g}" for k, v in p.get("systematic", {}).get(name, {}).items()) or "-"
+            lines.append(f"| {_fmt(p['value'])} | {name} | {x.size} | {_fmt(float(x.mean()))} | {_fmt(se)} | "
+                         f"{_fmt(float(x.mean()) - half)} .. {_fmt(float(x.mean()) + half)} | {shared} |")
     lines += ["", "## Resolved parameters", "", "Where each value came from (paper calibration, our choice, or override):", ""]
     for p in r["points"]:
         head = f"{r['sweep']['field']} = {_fmt(p['value'])}" if r["sweep"] else "the single point"
@@ -83,7 +95,7 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
     figures = {}
     for ch in r["checks"]:
         rows = ch["rows"]
-        if ch["kind"] not in ("rate", "bound") or len(rows) < 2 or ch["verdict"] == "inapplicable" and not rows:
+        if ch["kind"] not in ("rate", "bound") or len(rows) < 2:
             continue
         x = np.array([row["point"] for row in rows], dtype=float)
         mean = np.array([row["mean"] for row in rows])
@@ -103,6 +115,8 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
             ax.errorbar(x, mean, yerr=[mean - np.array([row["lcl"] for row in rows]),
                                        np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (CI)")
             ax.plot(x, [row["bound"] for row in rows], "r--", label="explicit bound")
+            if any(row.get("sup_risk") is not None for row in rows):
+                ax.plot(x, [row.get("sup_risk") or np.nan for row in rows], "k:", label="sup_W F - F* (ceiling)")
             ax.set_xscale("log")
             ax.set_yscale("log")
         ax.set_xlabel(r["sweep"]["field"] if r["sweep"] else "point")

@@ -19,9 +19,9 @@ import numpy as np
 import engine
 from algorithms import optimum
 from algorithms.catalog import ALGORITHMS, ResolutionError
-from algorithms.data import Records, make_sphere_linear
+from algorithms.data import Records
 from algorithms.events import GaussianRelease
-from algorithms.losses import Squared
+from engine import problem
 from engine.spec import SWEEPABLE, Spec, SpecError, with_value
 from verifiers.catalog import THEOREMS
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
@@ -51,44 +51,41 @@ def run_point(spec: Spec, trials: int, point_ss: np.random.SeedSequence, problem
     entry = ALGORITHMS.get(spec.algorithm.kind)
     variant = spec.algorithm.variant or entry.variants[0]
     one_pass = entry.one_pass(variant)
-    data, loss_spec = spec.data, spec.loss
-    population = make_sphere_linear(
-        np.random.default_rng(problem_seed), d=data.d, N=data.N, radius=data.radius, label_noise=data.label_noise,
-        w_norm=data.w_norm, heterogeneity=data.heterogeneity, mu=loss_spec.mu, diameter=loss_spec.diameter)
-    if np.linalg.norm(population.w_opt) >= loss_spec.diameter / 2:
-        raise SpecError("spec", "loss.diameter", f"{loss_spec.diameter}: the optimum (norm "
-                        f"{np.linalg.norm(population.w_opt):.3g}) must lie inside the ball of diameter D")
+    data_ss, chunks_ss = point_ss.spawn(2)
+    prob = problem.build(spec, problem_seed, np.random.default_rng(data_ss))
+    data, lspec = spec.data, spec.loss
     M, M_range = effective_M(spec)
-    consts = population.constants() | {"n": data.n, "d": data.d, "N": data.N, "M": M,
-                                       "eps0": spec.threat_model.epsilon, "delta0": spec.threat_model.delta}
+    consts = prob.consts | {"N": data.N, "M": M, "eps0": spec.threat_model.epsilon, "delta0": spec.threat_model.delta}
     try:
         res = entry.resolve(consts, variant, dict(spec.algorithm.overrides))
     except ResolutionError as e:
         raise SpecError("spec", e.field, str(e)) from None
-    loss = Squared(mu=loss_spec.mu)
-    per_trial = data.N * data.n * (9 if one_pass else data.d * 8)
+    n, d = int(consts["n"]), int(consts["d"])
+    train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
+    per_trial = 0 if prob.fixed is not None else data.N * n * (9 if one_pass else d * 8)
     chunk = max(1, min(trials, MEMORY_BUDGET // max(per_trial, 1)))
     materialise = not (one_pass and STREAM_ONE_PASS) or "empirical_excess_risk" in needs
-    meas: dict[str, list[np.ndarray]] = {"excess_risk": [], "grad_variance": [], "empirical_excess_risk": []}
+    meas: dict[str, list[np.ndarray]] = {k: [] for k in ("excess_risk", "excess_risk_se", "grad_variance",
+                                                         "empirical_excess_risk")}
     events: list[GaussianRelease] = []
     sq, coords, t0 = 0.0, 0, time.perf_counter()
     chunks = math.ceil(trials / chunk)
-    for i, ss in enumerate(point_ss.spawn(chunks)):
+    for i, ss in enumerate(chunks_ss.spawn(chunks)):
         size = min(chunk, trials - i * chunk)
         data_rng, alg_rng = (np.random.default_rng(s) for s in ss.spawn(2))
-        records = Records(population, data_rng, size, data.n, materialise=materialise)
-        out = entry.run(records, loss, **res.run_kwargs, M_range=M_range, rng=alg_rng, population=population)
+        records = Records(prob.population, data_rng, size, n, materialise=materialise, fixed=prob.fixed)
+        out = entry.run(records, train_loss, **res.run_kwargs, M_range=M_range, rng=alg_rng,
+                        grad_F=prob.grad_F if prob.fixed is None else None)
         if not np.all(np.isfinite(out.w)):
             raise NumericalError(f"non-finite model after {out.rounds} rounds (chunk {i})")
-        meas["excess_risk"].append(population.excess_risk(out.w))
+        if prob.population_risk is not None:
+            value, se = prob.population_risk(out.w)
+            meas["excess_risk"].append(value)
+            meas["excess_risk_se"].append(se)
         if out.grad_err is not None:
             meas["grad_variance"].append(out.grad_err)
         if "empirical_excess_risk" in needs:
-            X = records.X.reshape(size, -1, data.d)
-            y = records.y.reshape(size, -1)
-            w_hat = optimum.ball_ridge(X, y, loss_spec.mu, loss_spec.diameter / 2)
-            Xs, ys = records.X, records.y
-            meas["empirical_excess_risk"].append(loss.value(out.w, Xs, ys) - loss.value(w_hat, Xs, ys))
+            meas["empirical_excess_risk"].append(_empirical(prob, records, out.w, lspec))
         events.extend(out.events)
         sq += out.noise_sq_sum
         coords += out.noise_coords
@@ -96,10 +93,25 @@ def run_point(spec: Spec, trials: int, point_ss: np.random.SeedSequence, problem
     merged = GaussianRelease(sigma=events[0].sigma, batch_size=events[0].batch_size, pool_size=events[0].pool_size,
                              sampling=events[0].sampling, rounds=max(e.rounds for e in events),
                              max_record_uses=max(e.max_record_uses for e in events))
-    return {"params": {k: float(v) for k, v in res.params.items()}, "provenance": res.provenance,
+    systematic = {k: dict(v) for k, v in prob.systematic.items()}
+    if meas["excess_risk_se"]:
+        systematic.setdefault("excess_risk", {})["mc_se"] = float(np.concatenate(meas["excess_risk_se"]).mean())
+    return {"params": {k: float(v) for k, v in res.params.items()}, "provenance": prob.provenance | res.provenance,
             "overridden": sorted(res.overridden), "events": [asdict(merged)], "noise_sq_sum": sq,
             "noise_coords": coords, "seconds": time.perf_counter() - t0, "materialised": materialise,
-            "measurements": {k: np.concatenate(v).tolist() for k, v in meas.items() if v}}
+            "data_mode": prob.note, "systematic": systematic,
+            "measurements": {k: np.concatenate(v).tolist() for k, v in meas.items() if v and k != "excess_risk_se"}}
+
+
+def _empirical(prob: problem.Problem, records: Records, w: np.ndarray, lspec) -> np.ndarray:
+    """Excess empirical risk of each trial's model on the data set it was trained on."""
+    if prob.empirical is not None:
+        return prob.empirical.excess(w)[0]
+    # mode sco, squared loss: each trial has its own data set; its optimum in closed form
+    T, d = w.shape
+    X, y = records.X.reshape(T, -1, d), records.y.reshape(T, -1)
+    w_hat = optimum.ball_ridge(X, y, lspec.mu, lspec.diameter / 2)
+    return prob.loss.value(w, records.X, records.y) - prob.loss.value(w_hat, records.X, records.y)
 
 
 def sweep_values(spec: Spec) -> list[float | None]:
@@ -121,7 +133,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     started = dt.datetime.now(dt.timezone.utc)
     points = []
     for value, ss in zip(values, point_seqs):
-        pspec = with_value(spec, spec.sweep.field, value) if spec.sweep else spec
+        pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
         result = run_point(pspec, trials, ss, problem_seed, needs, tick)
         points.append({"value": value, **result})
     checks = evaluate_checks(spec, points)
@@ -130,9 +142,9 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         "schema": 1, "name": spec.name, "description": spec.description,
         "spec": spec.model_dump(mode="json"), "seed": seed, "trials": trials, "quick": quick,
         "algorithm": {"kind": entry.name, "description": entry.description, "citation": entry.citation},
-        "data_mode": ("SCO: every trial draws a fresh data set; population excess risk in closed form"
-                      + ("; empirical excess risk against the exact non-private optimum of that trial's data set"
-                         if "empirical_excess_risk" in needs else "")),
+        "data_mode": points[0]["data_mode"] + ("; empirical excess risk against the exact non-private optimum "
+                                               "of each trial's data set" if "empirical_excess_risk" in needs
+                                               and spec.data.mode == "sco" else ""),
         "sweep": None if spec.sweep is None else {"field": spec.sweep.field, "symbol": SWEEPABLE[spec.sweep.field]},
         "points": points, "checks": checks, "verdict_counts": counts,
         "started": started.isoformat(timespec="seconds"),
@@ -147,7 +159,8 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
     pts = [Point(value=p["value"], params=p["params"], overridden=frozenset(p["overridden"]),
                  measurements={k: np.asarray(v) for k, v in p["measurements"].items()},
                  events=tuple(GaussianRelease(**e) for e in p["events"]),
-                 noise_sq_sum=p["noise_sq_sum"], noise_coords=p["noise_coords"]) for p in points]
+                 noise_sq_sum=p["noise_sq_sum"], noise_coords=p["noise_coords"],
+                 systematic=p.get("systematic", {})) for p in points]
     ctx = Context(algorithm=entry.name, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
                   privacy_theorem=THEOREMS.get(entry.privacy_theorem))
     out = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -42,7 +42,11 @@ class Participation(Strict):
     high: int = Field(ge=1, description="most silos available in a round (<= N)")
 
 
-class Data(Strict):
+MODE: Any = Field("sco", description="sco: every trial draws a fresh data set (population risk); "
+                                "erm: one data set per sweep point, shared by all trials (empirical risk)")
+
+
+class SphereLinearData(Strict):
     kind: Literal["sphere_linear"] = Field(description="synthetic linear regression, x uniform on a sphere")
     N: int = Field(ge=1, le=10_000, description="silos")
     n: int = Field(ge=1, le=10_000_000, description="records per silo")
@@ -52,10 +56,46 @@ class Data(Strict):
     w_norm: float = Field(0.5, ge=0, description="norm of the common centre of the silo optima")
     heterogeneity: float = Field(0.0, ge=0, le=1, description="0: i.i.d. silos; h: w*_i = c + h ||c|| e_i")
     participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
+    mode: Literal["sco", "erm"] = MODE
+
+
+class SphereLogisticData(Strict):
+    kind: Literal["sphere_logistic"] = Field(
+        description="synthetic binary classification, x uniform on a sphere, P(y=1|x) = 1/(1+exp(-<w*_i,x>))")
+    N: int = Field(ge=1, le=10_000, description="silos")
+    n: int = Field(ge=1, le=10_000_000, description="records per silo")
+    d: int = Field(ge=1, le=100_000, description="dimension")
+    radius: float = Field(1.0, gt=0, description="||x|| of every record")
+    w_norm: float = Field(2.0, ge=0, description="norm of the common centre of the silo models (signal strength)")
+    heterogeneity: float = Field(0.0, ge=0, le=1, description="0: i.i.d. silos; h: w*_i = c + h ||c|| e_i")
+    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
+    mode: Literal["sco", "erm"] = MODE
+    eval_records: int = Field(100_000, ge=1000, le=10_000_000,
+                              description="size of the independent sample the population risk is estimated on")
+
+
+class PackagedData(Strict):
+    kind: Literal["breast_cancer"] = Field(description="scikit-learn's bundled Wisconsin breast cancer data (569 x 30)")
+    N: int = Field(ge=1, le=569, description="silos")
+    n: int | None = Field(None, ge=1, le=569, description="records per silo (default: floor(569 / N))")
+    radius: float = Field(1.0, gt=0, description="records are scaled so that max ||x|| = radius")
+    split: Literal["random", "label_skew"] = Field("random", description="how records are dealt to silos")
+    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
+    mode: Literal["erm"] = Field("erm", description="a fixed data set: ERM only")
+
+
+Data = Annotated[SphereLinearData | SphereLogisticData | PackagedData, Field(discriminator="kind")]
+DATA_KINDS = {"sphere_linear": "synthetic linear regression, x uniform on a sphere, closed-form population risk",
+              "sphere_logistic": "synthetic logistic-model classification, population risk on a large independent sample",
+              "breast_cancer": "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM"}
+LOSSES_FOR = {"sphere_linear": ("squared",), "sphere_logistic": ("logistic", "hinge"),
+              "breast_cancer": ("logistic", "hinge")}
 
 
 class Loss(Strict):
-    kind: Literal["squared"] = Field(description="(1/2)(<w,x> - y)^2 + (mu/2)||w||^2")
+    kind: Literal["squared", "logistic", "hinge"] = Field(
+        description="squared: (1/2)(<w,x>-y)^2; logistic: ln(1+exp(-y<w,x>)); hinge: max(0, 1-y<w,x>) "
+                    "(non-smooth: the algorithms run on its Moreau envelope); each plus (mu/2)||w||^2")
     diameter: float = Field(gt=0, description="D, the diameter of the domain ball W")
     mu: float = Field(0.0, ge=0, description="ridge weight: per-sample strong convexity")
 
@@ -157,7 +197,22 @@ def consistency(spec: Spec) -> None:
     part = spec.data.participation
     if part is not None and not (part.low <= part.high <= spec.data.N):
         raise Problem("data.participation", f"low = {part.low}, high = {part.high}: need 1 <= low <= high <= N = {spec.data.N}")
+    if spec.data.kind == "breast_cancer":
+        _fits_packaged(spec.data.N, spec.data.n, "data")
+        if spec.sweep is not None and spec.sweep.field in ("data.n", "data.N"):
+            for v in spec.sweep.values:
+                N, n = (spec.data.N, int(v)) if spec.sweep.field == "data.n" else (int(v), spec.data.n)
+                _fits_packaged(N, n, "sweep.values")
+    allowed_losses = LOSSES_FOR[spec.data.kind]
+    if spec.loss.kind not in allowed_losses:
+        raise Problem("loss.kind", f"{spec.loss.kind!r} does not fit data kind {spec.data.kind}; allowed: "
+                                   f"{', '.join(allowed_losses)}")
+    if spec.loss.kind == "hinge" and entry.smoothing is None:
+        raise Problem("loss.kind", f"{spec.algorithm.kind} is analysed for smooth losses only; hinge is not smooth "
+                                   f"(algorithms with a Moreau-envelope path: "
+                                   f"{', '.join(n for n in ALGORITHMS.names() if ALGORITHMS.get(n).smoothing)})")
     strong = spec.loss.mu > 0
+    available = measurable(spec)
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
         name = c.theorem or (entry.privacy_theorem if c.kind in ("noise_calibration", "privacy_accounting") else None)
@@ -169,6 +224,12 @@ def consistency(spec: Spec) -> None:
                                            f"{spec.threat_model.kind}")
         if spec.algorithm.kind not in thm.algorithms:
             raise Problem(f"{at}.theorem", f"{name} is about {', '.join(thm.algorithms)}, not {spec.algorithm.kind}")
+        if thm.needs_smooth and spec.loss.kind == "hinge":
+            raise Problem(f"{at}.theorem", f"{name} needs a smooth loss; {spec.loss.kind} is not (a theorem that "
+                                           f"covers the Moreau-envelope path applies)")
+        if thm.measures not in available:
+            raise Problem(f"{at}.theorem", f"{name} is about {thm.measures}, which cannot be measured here: "
+                                           f"{_unmeasurable(spec, thm.measures)}")
         if thm.loss_class == "strongly_convex" and not strong:
             raise Problem(f"{at}.theorem", f"{name} needs a strongly convex loss (loss.mu > 0; it is {spec.loss.mu})")
         if c.kind == "rate":
@@ -180,11 +241,45 @@ def consistency(spec: Spec) -> None:
             if c.term is not None and c.term not in thm.terms:
                 raise Problem(f"{at}.term", _choice_message(f"term of {name}", c.term, list(thm.terms)))
     if spec.sweep is not None:
+        if spec.sweep.field.startswith("data.") and spec.sweep.field[5:] not in type(spec.data).model_fields:
+            raise Problem("sweep.field", f"data kind {spec.data.kind} has no field {spec.sweep.field[5:]!r}")
         for v in spec.sweep.values:
             try:
                 _check_sweep_value(spec.sweep.field, v)
             except ValueError as e:
                 raise Problem("sweep.values", str(e)) from None
+
+
+def _fits_packaged(N: int, n: int | None, at: str) -> None:
+    total = 569
+    if N > total or (n is not None and n * N > total):
+        raise Problem(at, f"N = {N} silos of n = {n} records need {N * (n or 1)} records; breast_cancer has {total}")
+
+
+def measurable(spec: Spec) -> set[str]:
+    """The quantities the engine can measure for this data set, loss and algorithm."""
+    out = {"sigma"}
+    d, one_pass = spec.data, _one_pass(spec)
+    if d.kind != "breast_cancer" and d.mode == "sco":
+        out.add("excess_risk")
+    if d.mode == "erm" or spec.loss.kind == "squared":
+        out.add("empirical_excess_risk")
+    if d.kind == "sphere_linear" and d.mode == "sco" and one_pass:
+        out.add("grad_variance")
+    return out
+
+
+def _unmeasurable(spec: Spec, what: str) -> str:
+    return {"excess_risk": "population risk needs a synthetic data set in mode sco",
+            "empirical_excess_risk": "the per-trial optimum has a closed form only for the squared loss; "
+                                     "use data.mode: erm (one data set per point)",
+            "grad_variance": "needs the exact population gradient (sphere_linear, mode sco) and fresh one-pass batches",
+            }.get(what, what)
+
+
+def _one_pass(spec: Spec) -> bool:
+    entry = ALGORITHMS.get(spec.algorithm.kind)
+    return entry.one_pass(spec.algorithm.variant or entry.variants[0])
 
 
 def _check_sweep_value(field: str, v: float) -> None:
@@ -202,12 +297,24 @@ def _choice_message(what: str, value: Any, allowed: list[str]) -> str:
     return f"unknown {what} {value!r}{did}; allowed: {', '.join(allowed)}"
 
 
-def _format(err: dict, raw: Any, model: type[BaseModel]) -> tuple[str, str]:
+DATA_MODELS: dict[str, type[BaseModel]] = {"sphere_linear": SphereLinearData, "sphere_logistic": SphereLogisticData, "breast_cancer": PackagedData}
+
+
+def _format(err: Any, raw: Any, model: type[BaseModel]) -> tuple[str, str]:
     loc = [str(x) for x in err["loc"]]
+    tagged = loc
+    if len(loc) > 1 and loc[0] == "data" and loc[1] in DATA_MODELS:     # pydantic's union tag: not a field
+        loc = loc[:1] + loc[2:]
     path = ".".join(loc)
     msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "union_tag_not_found":
+        return "data.kind", f"required field is missing; allowed: {', '.join(DATA_MODELS)}"
+    if err["type"] == "union_tag_invalid":
+        return "data.kind", _choice_message("data kind", err.get("input", {}).get("kind") if isinstance(
+            err.get("input"), dict) else err.get("input"), list(DATA_MODELS))
     if err["type"] == "extra_forbidden":
-        allowed = _fields_at(model, loc[:-1])
+        allowed = (sorted(DATA_MODELS[tagged[1]].model_fields) if tagged[:1] == ["data"] and len(tagged) == 3
+                   else _fields_at(model, loc[:-1]))
         hint = difflib.get_close_matches(loc[-1], allowed, n=1)
         did = f" (did you mean {hint[0]!r}?)" if hint else ""
         return path, f"unknown key{did}; allowed keys: {', '.join(allowed)}"

@@ -73,10 +73,12 @@ def test_validate_mixed_good_and_bad(capsys, bad_spec):
 
 
 def test_validate_directory(capsys, tmp_path):
-    rc = main(["validate", str(tmp_path)])
+    rc = main(["validate", str(tmp_path)])          # an empty folder is an error, one line
     err = capsys.readouterr().err
     assert rc == 2
     assert len(_nonempty_lines(err)) == 1
+    assert main(["validate", str(ROOT / "specs")]) == 0
+    assert len(_nonempty_lines(capsys.readouterr().out)) == len(list((ROOT / "specs").glob("*.yaml")))
 
 
 def test_list(capsys):

@@ -8,7 +8,27 @@ import math
 
 import sympy as sp
 
-from verifiers.theorem import Condition, D, K, L, M, N, R, Theorem, beta, d, delta0, eps0, eta, mu, n, phi2, sigma, v2
+from verifiers.theorem import (
+    Condition,
+    D,
+    K,
+    L,
+    M,
+    N,
+    R,
+    Theorem,
+    beta,
+    beta_s,
+    d,
+    delta0,
+    eps0,
+    eta,
+    mu,
+    n,
+    phi2,
+    sigma,
+    v2,
+)
 
 SEED = "seed 004 (Lowy & Razaviyayn)"
 
@@ -44,15 +64,15 @@ STRONG = Condition("mu > 0 (per-sample strong convexity)", lambda p: p["mu"] > 0
 PRIVACY_ALG2 = Theorem(
     name="isrl.alg2.privacy", citation=f"{SEED}, Thm 2.1 / D.1 privacy part (L658, proof L670-672)",
     inventory="004 Thm 2.1/D.1/D.2 (privacy)", kind="explicit", measures="sigma",
-    terms={"sigma": ALG2_SIGMA}, algorithms=("noisy_mbsgd", "accelerated_mbsgd_erm"), loss_class="convex",
-    conditions=(ALG2_EPS, ALG2_K),
+    terms={"sigma": ALG2_SIGMA}, algorithms=("noisy_mbsgd",), loss_class="convex",
+    conditions=(ALG2_EPS, ALG2_K), needs_smooth=False,
     note="(eps0, delta0)-ISRL-DP by advanced composition over R rounds of the subsampled Gaussian.")
 
 PRIVACY_ONEPASS = Theorem(
     name="isrl.onepass.privacy", citation=f"{SEED}, Thm 3.1 / E.1 privacy part (L186, proof L1036)",
     inventory="004 Thm 3.1/E.1 (privacy)", kind="explicit", measures="sigma",
     terms={"sigma": ONEPASS_SIGMA}, algorithms=("accelerated_mbsgd",), loss_class="convex",
-    conditions=(ONEPASS_EPS,),
+    conditions=(ONEPASS_EPS,), needs_smooth=False,
     note="One Gaussian release per record (disjoint batches, parallel composition).")
 
 LEMMA_D6_1 = Theorem(
@@ -84,14 +104,16 @@ THM21_CONVEX = Theorem(
     inventory="004 Thm 2.1/D.1/D.2 (convex; Eqs. 4, 17, 19)", kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(M) / sp.sqrt(n),
            "privacy": L * D / sp.sqrt(M) * sp.sqrt(d * sp.log(1 / delta0)) / (eps0 * n)},
-    algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(ALG2_EPS, IID))
+    algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(ALG2_EPS, IID), needs_smooth=False,
+    note="Thm D.2 extends it to non-smooth f by running on the Moreau envelope (Lemma D.7).")
 
 THM21_STRONG = Theorem(
     name="isrl.thm2_1.strongly_convex", citation=f"{SEED}, Thm 2.1 Eq. (5) / Thm D.1 Eq. (18) (L140, L668)",
     inventory="004 Thm 2.1/D.1/D.2 (strongly convex; Eqs. 5, 18, 20)", kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * M * n),
            "privacy": L**2 / (mu * M) * d * sp.log(1 / delta0) / (eps0**2 * n**2)},
-    algorithms=("noisy_mbsgd",), loss_class="strongly_convex", conditions=(ALG2_EPS, IID, STRONG))
+    algorithms=("noisy_mbsgd",), loss_class="strongly_convex", conditions=(ALG2_EPS, IID, STRONG),
+    needs_smooth=False, note="Thm D.2 extends it to non-smooth f by running on the Moreau envelope (Lemma D.7).")
 
 THM31_CONVEX = Theorem(
     name="isrl.thm3_1.convex", citation=f"{SEED}, Thm 3.1 Eq. (6) / Thm E.1 Eq. (30) (L190, L972)",
@@ -113,5 +135,42 @@ THM31_STRONG = Theorem(
     algorithms=("accelerated_mbsgd",), loss_class="strongly_convex", conditions=(ONEPASS_EPS, STRONG),
     note="(31) prints phi^2/(nM) without 1/mu; the proof (L1046) and (7) have phi^2/(mu n M), which we encode.")
 
+MOREAU = Condition("the loss is non-smooth and run on its beta_s-Moreau envelope", lambda p: "beta_s" in p)
+
+LEMMA_D6_1_MOREAU = Theorem(
+    name="isrl.lemma_d6_1_moreau",
+    citation=f"{SEED}, Lemma D.6 (1) (L610) applied to the Moreau envelope + Lemma D.7 (2) (L692-697), as in Thm D.2's proof (L711)",
+    inventory="004 Lemma D.6 (1); 004 Lemma D.7", kind="explicit", measures="empirical_excess_risk",
+    terms={"optimisation": D**2 / (2 * eta * R), "noise": eta / 2 * (d * sigma**2 / M + L**2),
+           "smoothing": L**2 / (2 * beta_s)},
+    algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(MOREAU, SMOOTH_STEP, UNIFORM_WEIGHTS),
+    needs_smooth=False,
+    note=("E F_X(w_R) - F_X* <= [E F_b,X(w_R) - F_b,X*] + L^2/(2 beta_s) <= D^2/(2 eta R) + (eta/2)(d sigma^2/M + L^2) "
+          "+ L^2/(2 beta_s), with F_b the envelope's empirical risk (F_b <= F, so F_b* <= F*). Lemma D.7 allows a 2L-"
+          "Lipschitz envelope (which would put 4L^2 in the noise term); the envelope we run is L-Lipschitz "
+          "(algorithms/losses.py), so L^2."))
+
+PRIVACY_ERM = Theorem(
+    name="isrl.thm4_1.privacy", citation=f"{SEED}, Thm 4.1 / F.1 / F.2 privacy part (L1056, proof L1072)",
+    inventory="004 Thm 4.1/F.1/F.2 (privacy)", kind="explicit", measures="sigma",
+    terms={"sigma": ALG2_SIGMA}, algorithms=("accelerated_mbsgd_erm",), loss_class="convex",
+    conditions=(ALG2_EPS, ALG2_K), needs_smooth=False,
+    note="Alg. 2's sigma^2 and K rule; the iterates are post-processing of the noisy gradients.")
+
+THM41_CONVEX = Theorem(
+    name="isrl.thm4_1.convex", citation=f"{SEED}, Thm 4.1 Eq. (8) / Thm F.1 Eq. (32) / Thm F.2 Eq. (35) (L228, L1060, L1102)",
+    inventory="004 Thm 4.1/F.1/F.2 (convex; Eqs. 8, 32, 35)", kind="order", measures="empirical_excess_risk",
+    terms={"privacy": L * D * sp.sqrt(d * sp.log(1 / delta0)) / (eps0 * n * sp.sqrt(M))},
+    algorithms=("accelerated_mbsgd_erm",), loss_class="convex", conditions=(ALG2_EPS,), needs_smooth=False,
+    note="Smooth f: Thm F.1; non-smooth f via the Moreau envelope: Thm F.2.")
+
+THM41_STRONG = Theorem(
+    name="isrl.thm4_1.strongly_convex",
+    citation=f"{SEED}, Thm 4.1 Eq. (9) / Thm F.1 Eq. (33) / Thm F.2 Eq. (36) (L232, L1064, L1106)",
+    inventory="004 Thm 4.1/F.1/F.2 (strongly convex; Eqs. 9, 33, 36)", kind="order", measures="empirical_excess_risk",
+    terms={"privacy": L**2 / mu * d * sp.log(1 / delta0) / (eps0**2 * n**2 * M)},
+    algorithms=("accelerated_mbsgd_erm",), loss_class="strongly_convex", conditions=(ALG2_EPS, STRONG),
+    needs_smooth=False)
+
 THEOREMS = (PRIVACY_ALG2, PRIVACY_ONEPASS, LEMMA_D6_1, POPULATION_D1_D2_D6, LEMMA_E3, THM21_CONVEX, THM21_STRONG,
-            THM31_CONVEX, THM31_STRONG)
+            THM31_CONVEX, THM31_STRONG, LEMMA_D6_1_MOREAU, PRIVACY_ERM, THM41_CONVEX, THM41_STRONG)

@@ -79,3 +79,8 @@ def weighted_slope(x: np.ndarray, y: np.ndarray, y_se: np.ndarray, confidence: f
     se = float(np.sqrt(max(1.0, chi2_red) / sxx))
     t = float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1)))
     return SlopeFit(slope, se, slope - t * se, slope + t * se, intercept)
+
+
+def z_quantile(confidence: float) -> float:
+    """The standard normal quantile at ``confidence`` (one-sided)."""
+    return float(stats.norm.ppf(confidence))

@@ -9,7 +9,8 @@ import sympy as sp
 # The paper's symbols (seed 004 notation). Every theorem's expression is built from these.
 L, beta, mu, D, d, n, N, M, K, R = sp.symbols("L beta mu D d n N M K R", positive=True)
 eps0, delta0, sigma, phi2, v2, eta = sp.symbols("eps0 delta0 sigma phi2 v2 eta", positive=True)
-SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta)}
+beta_s = sp.Symbol("beta_s", positive=True)      # the Moreau smoothing parameter of a non-smooth loss
+SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta, beta_s)}
 
 Params = Mapping[str, float]
 
@@ -36,6 +37,7 @@ class Theorem:
     loss_class: str                     # 'convex' or 'strongly_convex'
     conditions: tuple[Condition, ...] = ()
     note: str = ""
+    needs_smooth: bool = True           # False: also stated for non-smooth f (via the Moreau envelope)
     threat_model: str = "isrl"
     rate_term: str = "privacy"          # the term a rate check targets by default
     extra: Mapping[str, str] = field(default_factory=dict)

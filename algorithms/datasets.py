@@ -1,0 +1,72 @@
+"""Real data sets that ship inside a package, prepared for federated ERM.
+
+``breast_cancer``: the Wisconsin diagnostic breast cancer data bundled with scikit-learn (569 records,
+30 features, binary label; no download). Features are standardised and every record is scaled by
+the same factor so that max ||x|| = r exactly (the Lipschitz and smoothness constants then hold on the
+data, not just in expectation); labels are mapped to {-1, +1}. The records are shuffled with the
+spec's seed and dealt to N silos of n records each (the remainder is left out), either at random
+(``split: random``, i.i.d.-like silos) or after sorting by label (``label_skew``: silos differ).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SPLITS = ("random", "label_skew")
+
+
+@dataclass(frozen=True)
+class SiloData:
+    """A fixed federated data set: X (N, n, d), y (N, n)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    source: str
+
+    @property
+    def N(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[2]
+
+    @property
+    def radius(self) -> float:
+        return float(np.linalg.norm(self.X, axis=-1).max())
+
+    @property
+    def y_max(self) -> float:
+        return float(np.abs(self.y).max())
+
+
+def breast_cancer_arrays() -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_breast_cancer  # imported here: only this data set needs scikit-learn
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return X.astype(np.float64), np.where(y == 1, 1.0, -1.0)
+
+
+def records_available(name: str) -> int:
+    return {"breast_cancer": 569}[name]
+
+
+def federated(name: str, *, N: int, n: int | None, radius: float, split: str, rng: np.random.Generator) -> SiloData:
+    """The named data set dealt to N silos of n records (default: as many as fit)."""
+    X, y = breast_cancer_arrays()
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    X *= radius / np.linalg.norm(X, axis=1).max()
+    per = len(y) // N if n is None else n
+    if per < 1 or per * N > len(y):
+        raise ValueError(f"{name} has {len(y)} records: N = {N} silos of n = {per} do not fit")
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; allowed: {', '.join(SPLITS)}")
+    take = rng.permutation(len(y))[: per * N]
+    if split == "label_skew":       # silo i gets the i-th contiguous block of the label-sorted records
+        take = take[np.argsort(y[take], kind="stable")]
+    return SiloData(X[take].reshape(N, per, -1), y[take].reshape(N, per), f"scikit-learn {name} ({split} split)")

@@ -189,10 +189,14 @@ def _jsonable(x):
 def code_version() -> str:
     here = Path(__file__).resolve().parent.parent
     try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=here,
+        out = subprocess.run(["git", "describe", "--always", "--abbrev=12"], cwd=here,
                              capture_output=True, text=True, timeout=10)
         if out.returncode == 0 and out.stdout.strip():
-            return f"{engine.__version__}+git.{out.stdout.strip()}"
+            # changes to the committed reports (which runs rewrite) do not make the code dirty
+            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                     ":(exclude)reports"], cwd=here, capture_output=True, text=True, timeout=10)
+            dirty = "-dirty" if status.stdout.strip() else ""
+            return f"{engine.__version__}+git.{out.stdout.strip()}{dirty}"
     except (OSError, subprocess.SubprocessError):
         pass
     return engine.__version__

@@ -23,7 +23,7 @@ import numpy as np
 from algorithms import mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import GaussianRelease
-from algorithms.result import RunOutput, max_multiplicity
+from algorithms.result import RunOutput, multiplicity_per_trial
 from algorithms.rounds import SiloRounds
 
 
@@ -40,10 +40,10 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
     total = sum(s.rounds for s in stages)
     w_ag = np.zeros((T, d))
     next_batch: Callable[[], np.ndarray]
-    one_pass_uses: int | None = None
+    one_pass_uses: np.ndarray | None = None
     if one_pass:
         batches = sampling.disjoint_batches(rng, (T, N), n, K, total)
-        one_pass_uses = max_multiplicity(np.moveaxis(batches, 0, -2).reshape(T, N, -1))
+        one_pass_uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(T, N, -1))
         batch_iter = iter(batches)
         next_batch = lambda: next(batch_iter)  # noqa: E731
     else:
@@ -60,9 +60,11 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
             z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
             w = mechanisms.project_ball(z, radius)
             w_ag = a * w + (1 - a) * w_ag
-    record_uses = one_pass_uses if one_pass_uses is not None else int(silos.uses.max())
+    silo_rounds = silos.uses.max(axis=1)
+    record_uses = one_pass_uses if one_pass_uses is not None else silo_rounds
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n,
                             sampling="disjoint" if one_pass else "without_replacement",
-                            rounds=int(silos.uses.max()), max_record_uses=record_uses)
-    return RunOutput(w=w_ag, events=(event,), noise_sq_sum=silos.noise_sq_sum, noise_coords=silos.noise_coords,
-                     grad_err=silos.mean_grad_error(total), rounds=total)
+                            rounds=int(silos.uses.max()), max_record_uses=int(record_uses.max()))
+    return RunOutput(w=w_ag, events=(event,), noise_sq=silos.noise_sq, noise_coords=silos.noise_coords,
+                     grad_err=silos.mean_grad_error(total), rounds=total, silo_rounds=silo_rounds,
+                     record_uses=record_uses)

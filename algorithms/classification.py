@@ -26,7 +26,7 @@ class SphereClassification:
         if shape[-2] != self.N:
             raise ValueError(f"sample shape {shape} must have N={self.N} silos on axis -2")
         X = rng.standard_normal(shape + (self.d,))
-        X *= self.radius / np.linalg.norm(X, axis=-1, keepdims=True)
+        X *= self.radius / np.sqrt(np.einsum("...d,...d->...", X, X))[..., None]
         z = np.einsum("...nmd,nd->...nm", X, self.w_star)
         y = np.where(rng.random(shape) < 1.0 / (1.0 + np.exp(-z)), 1.0, -1.0)
         return X, y

@@ -38,5 +38,6 @@ def run(records: Records, loss, *, R: int, K: int, sigma: float, eta: float, rad
         w = mechanisms.project_ball(w - eta * g, radius)
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n, sampling="without_replacement",
                             rounds=int(silos.uses.max()), max_record_uses=int(silos.uses.max()))
-    return RunOutput(w=avg, events=(event,), noise_sq_sum=silos.noise_sq_sum, noise_coords=silos.noise_coords,
-                     grad_err=silos.mean_grad_error(R), rounds=R)
+    per_trial = silos.uses.max(axis=1)
+    return RunOutput(w=avg, events=(event,), noise_sq=silos.noise_sq, noise_coords=silos.noise_coords,
+                     grad_err=silos.mean_grad_error(R), rounds=R, silo_rounds=per_trial, record_uses=per_trial)

@@ -68,11 +68,17 @@ def _slsqp(loss, w0: np.ndarray, X: np.ndarray, y: np.ndarray, rho: float) -> np
     fun = lambda w: float(loss.record_values(w[None], X, y).mean())
     jac = lambda w: loss.record_grad_mean(w[None], X, y)[0]
     cons = {"type": "ineq", "fun": lambda w: rho**2 - w @ w, "jac": lambda w: -2 * w}
-    res = optimize.minimize(fun, w0, jac=jac, constraints=[cons], method="SLSQP",
-                            options={"ftol": 1e-15, "maxiter": 2000})
-    w = res.x
-    norm = np.linalg.norm(w)
-    return w * (rho / norm) if norm > rho else w
+    w = w0
+    for _ in range(3):      # a restart from the last point if the certificate is not yet tight
+        # ftol well above float precision: asking for 1e-15 makes SLSQP wander until its iteration limit
+        res = optimize.minimize(fun, w, jac=jac, constraints=[cons], method="SLSQP",
+                                options={"ftol": 1e-12, "maxiter": 1000})
+        w = res.x
+        norm = np.linalg.norm(w)
+        w = w * (rho / norm) if norm > rho else w
+        if frank_wolfe_gap(loss, w, X, y, rho) <= SOLVER_TOL:
+            break
+    return w
 
 
 def ball_minimise(loss, X: np.ndarray, y: np.ndarray, rho: float) -> Minimum:

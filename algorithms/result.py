@@ -12,24 +12,25 @@ from algorithms.events import GaussianRelease
 class RunOutput:
     w: np.ndarray                      # (T, d) the released model of each trial
     events: tuple[GaussianRelease, ...]
-    noise_sq_sum: float                # sum of ||message - noiseless message||^2 over every released message
-    noise_coords: int                  # how many coordinates those messages had in total
+    noise_sq: np.ndarray               # (T,) sum of ||message - noiseless message||^2 over a trial's released messages
+    noise_coords: np.ndarray           # (T,) how many coordinates those messages had
     grad_err: np.ndarray | None        # (T,) mean over rounds of ||g_r - grad F(query point)||^2 (synthetic only)
     rounds: int
+    silo_rounds: np.ndarray            # (T,) the most rounds any silo of the trial released in
+    record_uses: np.ndarray            # (T,) the most rounds any record of the trial was read in
+
+
+def multiplicity_per_trial(idx: np.ndarray) -> np.ndarray:
+    """max_multiplicity of each trial's indices: idx (T, ..., m) -> (T,)."""
+    return np.array([max_multiplicity(idx[t]) for t in range(idx.shape[0])], dtype=np.int64)
 
 
 def max_multiplicity(idx: np.ndarray) -> int:
-    """Largest number of times one index occurs along the last axis, for every leading cell: idx (..., m)."""
-    s = np.sort(idx, axis=-1)
-    same = s[..., 1:] == s[..., :-1]
-    if not same.any():
-        return 1
-    # longest run of equal neighbours, via cumulative counts that reset at every change
-    flat = same.reshape(-1, same.shape[-1]).astype(np.int64)
-    best = 0
-    run = np.zeros(flat.shape[0], dtype=np.int64)
-    for col in range(flat.shape[1]):
-        run = (run + 1) * flat[:, col]
-        best = max(best, int(run.max()))
-    return best + 1
-
+    """Largest number of times one index occurs along the last axis, for every leading cell: idx (..., m)
+    of non-negative indices. One bincount over cell-offset indices: O(size), no sort."""
+    if idx.size == 0:
+        return 0
+    flat = idx.reshape(-1, idx.shape[-1]).astype(np.int64)
+    span = int(flat.max()) + 1
+    offsets = (np.arange(flat.shape[0], dtype=np.int64) * span)[:, None]
+    return int(np.bincount((flat + offsets).ravel()).max())

@@ -10,8 +10,6 @@ import numpy as np
 from algorithms.losses import LinearModelLoss
 from algorithms.optimum import Minimum, ball_minimise
 
-CHUNK_VALUES = 4_000_000        # trial x record loss values held at once
-
 
 @dataclass(frozen=True)
 class DataSetRisk:
@@ -30,13 +28,14 @@ class DataSetRisk:
         """w (T, d) -> (F_S(w) - F_S(w_opt), the Monte Carlo standard error of each value as an
         estimate of the population's F(w) - F(w_opt) when S is an i.i.d. evaluation sample)."""
         base = self.loss.record_values(self.minimum.w[None], self.X, self.y)[0]
-        step = max(1, CHUNK_VALUES // max(len(self.y), 1))
-        means, ses = [], []
-        for i in range(0, w.shape[0], step):
-            diff = self.loss.record_values(w[i:i + step], self.X, self.y) - base
-            means.append(diff.mean(axis=1))
-            ses.append(diff.std(axis=1, ddof=1) / math.sqrt(diff.shape[1]))
-        return np.concatenate(means), np.concatenate(ses)
+        means, ses = np.empty(w.shape[0]), np.empty(w.shape[0])
+        for i in range(w.shape[0]):
+            # one trial at a time: a matrix product over several trials may round differently from one over
+            # a single trial, and a trial's numbers must not depend on which trials share its batch
+            diff = self.loss.record_values(w[i:i + 1], self.X, self.y)[0] - base
+            means[i] = diff.mean()
+            ses[i] = diff.std(ddof=1) / math.sqrt(diff.size)
+        return means, ses
 
     def at_zero(self) -> float:
         """F_S(0) - F_S(w_opt) (Delta for the multi-stage schedules)."""

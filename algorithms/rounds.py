@@ -23,7 +23,8 @@ class SiloRounds:
         self.grad_F = grad_F                               # the population gradient, when known exactly
         T, N = records.trials, records.N
         self.uses = np.zeros((T, N), dtype=np.int64)      # rounds each silo took part in
-        self.noise_sq_sum, self.noise_coords = 0.0, 0
+        self.noise_sq = np.zeros(T)                        # per trial: sum of squared released noise
+        self.noise_coords = np.zeros(T, dtype=np.int64)    # per trial: how many noise values were released
         self.grad_err = np.zeros(T) if grad_F is not None else None
 
     def aggregate(self, query: np.ndarray, next_batch: Callable[[], np.ndarray]) -> np.ndarray:
@@ -35,9 +36,9 @@ class SiloRounds:
         X, y = self.records.take(next_batch())
         clean = self.loss.batch_grad(query, X, y)
         msg = mechanisms.gaussian(clean, self.sigma, rng=self.rng)
-        noise = (msg - clean)[mask]
-        self.noise_sq_sum += float((noise * noise).sum())
-        self.noise_coords += noise.size
+        noise = msg - clean
+        self.noise_sq += np.einsum("tnd,tnd,tn->t", noise, noise, mask.astype(np.float64))
+        self.noise_coords += mask.sum(axis=1) * noise.shape[2]
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
         if self.grad_err is not None and self.grad_F is not None:

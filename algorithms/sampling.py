@@ -16,8 +16,9 @@ def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) 
         keys = rng.random(shape + (n,))
         return np.argpartition(keys, K - 1, axis=-1)[..., :K].astype(np.int64)
     out = np.empty(shape + (K,), dtype=np.int64)
+    u = rng.random(shape + (K,))            # one draw for all K steps; step j uses floor(u (j + 1)) in {0..j}
     for col, j in enumerate(range(n - K, n)):
-        t = rng.integers(0, j + 1, size=shape)
+        t = np.minimum(np.floor(u[..., col] * (j + 1)), j).astype(np.int64)
         taken = (out[..., :col] == t[..., None]).any(axis=-1) if col else np.zeros(shape, bool)
         out[..., col] = np.where(taken, j, t)
     return out
@@ -33,7 +34,9 @@ def disjoint_batches(rng: np.random.Generator, shape: tuple[int, ...], n: int, K
 
 def participating(rng: np.random.Generator, trials: int, N: int, M: np.ndarray) -> np.ndarray:
     """Mask (trials, N) of the M_r silos available this round (a uniform M_r-subset per trial)."""
-    keys = rng.random((trials, N))
+    keys = rng.random((trials, N))            # drawn even when every silo takes part: the streams stay aligned
+    if (M >= N).all():
+        return np.ones((trials, N), dtype=bool)
     ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
     return ranks < M[:, None]
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from engine import spec as spec_mod
+from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
 EPILOG = "exit codes: 0 = every applicable check passed, 1 = a check failed, 2 = invalid spec or command line"
 
@@ -48,7 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=_seed, help="root seed (default: the spec's)")
     r.add_argument("--out", default="reports", help="output directory (default: reports/)")
     r.add_argument("--quick", action="store_true", help="fewer trials (the spec's quick.trials); every check still runs")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--quiet", action="store_true", help="no progress bar (also off when stderr is not a terminal)")
+    r.add_argument("--store", default=str(DEFAULT_STORE),
+                   help=f"SQLite result store; finished trials are kept and reused (default: {DEFAULT_STORE})")
+    r.add_argument("--no-cache", action="store_true", help="recompute every trial (the store is neither read nor written)")
+    r.add_argument("--executor", choices=("processes", "sequential", "dask"), default="processes",
+                   help="where units of trials run: local worker processes (default), this process, or Dask")
+    r.add_argument("--workers", type=_whole(1, "at least 1 worker"),
+                   help="worker processes (default: one per core); with --executor dask and no --scheduler, "
+                        "the LocalCluster's workers")
+    r.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786 (default: an in-process "
+                                       "LocalCluster)")
     v = sub.add_parser("validate", help="check specs without running them")
     v.add_argument("specs", nargs="+", help="spec files, or folders whose *.yaml files are all checked")
     sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
@@ -88,20 +99,34 @@ def _progress(quiet: bool):
 
 
 def cmd_run(args) -> int:
-    from engine import render, runner
+    from engine import executors, render, runner
+    from engine.store import Store
 
     spec = spec_mod.load(args.spec)
+    if args.scheduler and args.executor != "dask":
+        raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
+    try:
+        pool = executors.make(args.executor, workers=args.workers, scheduler=args.scheduler)
+    except (executors.ExecutorError, OSError) as e:
+        raise spec_mod.SpecError("command line", "--executor", str(e)) from None
+    store = None if args.no_cache else Store(args.store)
     try:
         results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
-                                  progress=_progress(args.quiet))
+                                  progress=_progress(args.quiet), store=store, executor=pool)
     except spec_mod.SpecError as e:
         raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
     except runner.NumericalError as e:
         print(f"error: {args.spec}: {e}", file=sys.stderr)
         return 1
+    finally:
+        pool.close()
+        if store is not None:
+            store.close()
     json_path, md_path = render.write(results, Path(args.out))
     width = max(len(c["id"]) for c in results["checks"])
-    print(f"{spec.name}: {len(results['points'])} point(s) x {results['trials']} trials in {results['seconds']:.1f} s")
+    reused = f", {results['reused_trials']} reused from {args.store}" if results["reused_trials"] else ""
+    print(f"{spec.name}: {len(results['points'])} point(s) x {results['trials']} trials in {results['seconds']:.1f} s"
+          f"{reused}")
     for c in results["checks"]:
         expected = (spec.expect_quick.get(c["id"]) if args.quick else None) or spec.expect.get(c["id"])
         note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"

@@ -1,15 +1,18 @@
-"""Run a spec: build the problem, resolve the calibration, run the seeded trials (vectorised, in
-memory-bounded chunks), measure, and hand the sweep points to the verifiers."""
+"""Run a spec: split its sweep into units (a point and some of its trials), run them (vectorised, on an
+executor, skipping what the store already holds), store each finished unit, assemble the sweep points in
+trial order and hand them to the verifiers."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 import math
 import platform
 import shlex
 import subprocess
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -21,14 +24,17 @@ from algorithms import optimum
 from algorithms.catalog import ALGORITHMS, ResolutionError
 from algorithms.data import Records
 from algorithms.events import GaussianRelease
-from engine import problem
+from algorithms.streams import streams_for
+from engine import executors, problem
 from engine.spec import SWEEPABLE, Spec, SpecError, with_value
+from engine.store import Store, code_hash, run_key
 from verifiers.catalog import THEOREMS
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
 
 # noise tests see 10^5-10^6 values and have power to spare: a stricter level keeps false alarms rare
 DEFAULT_CONFIDENCE = {"noise_calibration": 0.999}
-MEMORY_BUDGET = 256 * 2**20        # bytes of record data held at once per chunk of trials
+MEMORY_BUDGET = 256 * 2**20        # bytes of record data held at once per unit of trials
+WORKSET = 16 * 2**20               # bytes of one round's gathered batches per sub-batch of trials
 QUICK_TRIALS_DEFAULT = 8
 # one-pass algorithms read each record once, so their records can be drawn as they are read (exact for
 # i.i.d. data, and a second read raises); set False to materialise them as the multi-pass ones are
@@ -46,61 +52,104 @@ def effective_M(spec: Spec) -> tuple[float, tuple[int, int]]:
     return 1.0 / float(np.mean([1.0 / m for m in range(lo, hi + 1)])), (lo, hi)
 
 
-def run_point(spec: Spec, trials: int, point_ss: np.random.SeedSequence, problem_seed: int,
-              needs: set[str], tick: Callable[[int], None]) -> dict:
+@dataclass(frozen=True)
+class Unit:
+    """A piece of work: some trials of one sweep point. Its result depends on nothing else."""
+
+    spec: dict                  # the point's spec (model_dump), re-validated where the unit runs
+    point: int                  # index of the sweep point
+    trials: tuple[int, ...]
+    seed: int
+    needs: tuple[str, ...]      # the measured quantities the checks need
+
+
+def point_seed(seed: int, point: int) -> np.random.SeedSequence:
+    """The SeedSequence of sweep point ``point``; trial t's streams derive from it (algorithms/streams.py)."""
+    return np.random.SeedSequence([seed, 1], spawn_key=(point,))
+
+
+def problem_seed(seed: int) -> int:
+    """The seed of the problem instance (silo optima, evaluation sample): the same at every sweep point."""
+    return int(np.random.SeedSequence(seed).spawn(1)[0].generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=8)
+def _problem(spec_json: str, seed: int, point: int) -> tuple[Spec, problem.Problem]:
+    """The learning problem of a point, built once per process (its optimum can take seconds)."""
+    spec = _validated_dump(json.loads(spec_json))
+    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(point,)))
+    return spec, problem.build(spec, problem_seed(seed), data_rng)
+
+
+def _validated_dump(raw: dict) -> Spec:
+    from engine.spec import _validated
+
+    return _validated(raw)
+
+
+def run_unit(unit: Unit) -> dict:
+    """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
+    t0 = time.perf_counter()
+    spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.point)
     entry = ALGORITHMS.get(spec.algorithm.kind)
     variant = spec.algorithm.variant or entry.variants[0]
     one_pass = entry.one_pass(variant)
-    data_ss, chunks_ss = point_ss.spawn(2)
-    prob = problem.build(spec, problem_seed, np.random.default_rng(data_ss))
-    data, lspec = spec.data, spec.loss
     M, M_range = effective_M(spec)
-    consts = prob.consts | {"N": data.N, "M": M, "eps0": spec.threat_model.epsilon, "delta0": spec.threat_model.delta}
+    consts = prob.consts | {"N": spec.data.N, "M": M, "eps0": spec.threat_model.epsilon,
+                            "delta0": spec.threat_model.delta}
     try:
         res = entry.resolve(consts, variant, dict(spec.algorithm.overrides))
     except ResolutionError as e:
         raise SpecError("spec", e.field, str(e)) from None
-    n, d = int(consts["n"]), int(consts["d"])
+    n = int(consts["n"])
     train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
-    per_trial = 0 if prob.fixed is not None else data.N * n * (9 if one_pass else d * 8)
-    chunk = max(1, min(trials, MEMORY_BUDGET // max(per_trial, 1)))
+    needs = set(unit.needs)
     materialise = not (one_pass and STREAM_ONE_PASS) or "empirical_excess_risk" in needs
-    meas: dict[str, list[np.ndarray]] = {k: [] for k in ("excess_risk", "excess_risk_se", "grad_variance",
-                                                         "empirical_excess_risk")}
-    events: list[GaussianRelease] = []
-    sq, coords, t0 = 0.0, 0, time.perf_counter()
-    chunks = math.ceil(trials / chunk)
-    for i, ss in enumerate(chunks_ss.spawn(chunks)):
-        size = min(chunk, trials - i * chunk)
-        data_rng, alg_rng = (np.random.default_rng(s) for s in ss.spawn(2))
-        records = Records(prob.population, data_rng, size, n, materialise=materialise, fixed=prob.fixed)
-        out = entry.run(records, train_loss, **res.run_kwargs, M_range=M_range, rng=alg_rng,
+    ps = point_seed(unit.seed, unit.point)
+    size = len(unit.trials)
+    cols: dict[str, list[np.ndarray]] = {}
+    step = sub_batch(spec.data.N, int(res.params["K"]), int(consts["d"]))
+    for lo in range(0, size, step):
+        trials = unit.trials[lo:lo + step]
+        records = Records(prob.population, streams_for(ps, trials, 0), len(trials), n, materialise=materialise,
+                          fixed=prob.fixed)
+        out = entry.run(records, train_loss, **res.run_kwargs, M_range=M_range, rng=streams_for(ps, trials, 1),
                         grad_F=prob.grad_F if prob.fixed is None else None)
         if not np.all(np.isfinite(out.w)):
-            raise NumericalError(f"non-finite model after {out.rounds} rounds (chunk {i})")
+            bad = [trials[k] for k in np.flatnonzero(~np.isfinite(out.w).all(axis=1))]
+            raise NumericalError(f"{spec.name}: non-finite model after {out.rounds} rounds at sweep point "
+                                 f"{unit.point}, trials {bad[:5]}")
+        part = {"noise_sq": out.noise_sq, "noise_coords": out.noise_coords, "silo_rounds": out.silo_rounds,
+                "record_uses": out.record_uses}
         if prob.population_risk is not None:
-            value, se = prob.population_risk(out.w)
-            meas["excess_risk"].append(value)
-            meas["excess_risk_se"].append(se)
+            part["excess_risk"], part["excess_risk_se"] = prob.population_risk(out.w)
         if out.grad_err is not None:
-            meas["grad_variance"].append(out.grad_err)
+            part["grad_variance"] = out.grad_err
         if "empirical_excess_risk" in needs:
-            meas["empirical_excess_risk"].append(_empirical(prob, records, out.w, lspec))
-        events.extend(out.events)
-        sq += out.noise_sq_sum
-        coords += out.noise_coords
-        tick(size)
-    merged = GaussianRelease(sigma=events[0].sigma, batch_size=events[0].batch_size, pool_size=events[0].pool_size,
-                             sampling=events[0].sampling, rounds=max(e.rounds for e in events),
-                             max_record_uses=max(e.max_record_uses for e in events))
-    systematic = {k: dict(v) for k, v in prob.systematic.items()}
-    if meas["excess_risk_se"]:
-        systematic.setdefault("excess_risk", {})["mc_se"] = float(np.concatenate(meas["excess_risk_se"]).mean())
-    return {"params": {k: float(v) for k, v in res.params.items()}, "provenance": prob.provenance | res.provenance,
-            "overridden": sorted(res.overridden), "events": [asdict(merged)], "noise_sq_sum": sq,
-            "noise_coords": coords, "seconds": time.perf_counter() - t0, "materialised": materialise,
-            "data_mode": prob.note, "systematic": systematic,
-            "measurements": {k: np.concatenate(v).tolist() for k, v in meas.items() if v and k != "excess_risk_se"}}
+            part["empirical_excess_risk"] = _empirical(prob, records, out.w, spec.loss)
+        for k, v in part.items():
+            cols.setdefault(k, []).append(np.asarray(v))
+    col = {k: np.concatenate(v) for k, v in cols.items()}
+    meas = {k: v for k, v in col.items() if k not in ("noise_sq", "noise_coords", "silo_rounds", "record_uses")}
+    ev = out.events[0]
+    seconds = time.perf_counter() - t0
+    info = {"params": {k: float(v) for k, v in res.params.items()}, "provenance": prob.provenance | res.provenance,
+            "overridden": sorted(res.overridden), "event": {"sigma": ev.sigma, "batch_size": ev.batch_size,
+                                                            "pool_size": ev.pool_size, "sampling": ev.sampling},
+            "systematic": prob.systematic, "data_mode": prob.note, "materialised": materialise}
+    rows = {t: {"m": {k: float(v[k_]) for k, v in meas.items()}, "noise_sq": float(col["noise_sq"][k_]),
+                "noise_coords": int(col["noise_coords"][k_]), "silo_rounds": int(col["silo_rounds"][k_]),
+                "record_uses": int(col["record_uses"][k_]), "seconds": seconds / size}
+            for k_, t in enumerate(unit.trials)}
+    return {"point": unit.point, "info": info, "trials": rows}
+
+
+def sub_batch(N: int, K: int, d: int) -> int:
+    """Trials that advance together inside a unit: as many as keep one round's gathered batches (T N K d
+    doubles) within WORKSET bytes. Small per-silo work: all of them (Python overhead is shared); large
+    per-silo work: few (big temporaries cost page faults and cache misses, and there is no overhead to
+    share). Results do not depend on it (algorithms/streams.py)."""
+    return max(1, WORKSET // max(N * K * d * 8, 1))
 
 
 def _empirical(prob: problem.Problem, records: Records, w: np.ndarray, lspec) -> np.ndarray:
@@ -114,28 +163,81 @@ def _empirical(prob: problem.Problem, records: Records, w: np.ndarray, lspec) ->
     return prob.loss.value(w, records.X, records.y) - prob.loss.value(w_hat, records.X, records.y)
 
 
+def assemble_point(value: float | None, info: dict, trials: list[dict]) -> dict:
+    """Per-trial rows (in trial order) -> the sweep point the verifiers see. Sums run over the trial-ordered
+    arrays, so they do not depend on how the trials were batched or where they ran."""
+    names = [k for k in trials[0]["m"] if k != "excess_risk_se"]
+    systematic = {k: dict(v) for k, v in info["systematic"].items()}
+    if "excess_risk_se" in trials[0]["m"]:
+        se = np.array([t["m"]["excess_risk_se"] for t in trials])
+        if se.any():
+            systematic.setdefault("excess_risk", {})["mc_se"] = float(se.mean())
+    event = dict(info["event"], rounds=max(t["silo_rounds"] for t in trials),
+                 max_record_uses=max(t["record_uses"] for t in trials))
+    return {"value": value, "params": info["params"], "provenance": info["provenance"],
+            "overridden": info["overridden"], "events": [event],
+            "noise_sq_sum": float(np.sum(np.array([t["noise_sq"] for t in trials]))),
+            "noise_coords": int(sum(t["noise_coords"] for t in trials)),
+            "seconds": float(sum(t["seconds"] for t in trials)), "materialised": info["materialised"],
+            "data_mode": info["data_mode"], "systematic": systematic,
+            "measurements": {k: [t["m"][k] for t in trials] for k in names}}
+
+
 def sweep_values(spec: Spec) -> list[float | None]:
     return list(spec.sweep.values) if spec.sweep else [None]
 
 
+def chunk_size(spec: Spec, trials: int, needs: set[str]) -> int:
+    """Trials per unit: as many as the memory budget allows (records are the big arrays)."""
+    entry = ALGORITHMS.get(spec.algorithm.kind)
+    one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
+    if spec.data.kind == "breast_cancer" or spec.data.mode == "erm":
+        return trials
+    n, d = spec.data.n, spec.data.d
+    streamed = one_pass and STREAM_ONE_PASS and "empirical_excess_risk" not in needs
+    per_trial = spec.data.N * n * (9 if streamed else d * 8)
+    return max(1, min(trials, MEMORY_BUDGET // max(per_trial, 1)))
+
+
 def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, quick: bool = False,
-             progress: Callable[[int, int], Callable[[int], None]] | None = None) -> dict:
+             progress: Callable[[int, int], Callable[[int], None]] | None = None, store: Store | None = None,
+             executor=None, chunk: int | None = None) -> dict:
+    """Run every sweep point's trials (skipping those ``store`` already holds for this spec, seed and code),
+    evaluate the checks and return the results. ``executor``: engine.executors (default: this process);
+    ``chunk``: trials per unit (default: from the memory budget). Results do not depend on either."""
     seed = spec.seed if seed is None else seed
     if trials is None:
         trials = (spec.quick.trials if spec.quick else QUICK_TRIALS_DEFAULT) if quick else spec.trials
     entry = ALGORITHMS.get(spec.algorithm.kind)
-    needs = {THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}
+    needs = tuple(sorted({THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}))
     values = sweep_values(spec)
-    root = np.random.SeedSequence(seed)
-    problem_seed = int(root.spawn(1)[0].generate_state(1)[0])
-    point_seqs = np.random.SeedSequence([seed, 1]).spawn(len(values))
+    key = run_key(spec.model_dump(mode="json"), seed, code_hash()) if store is not None else ""
     tick = progress(len(values), trials) if progress else (lambda k: None)
     started = dt.datetime.now(dt.timezone.utc)
-    points = []
-    for value, ss in zip(values, point_seqs):
+    infos: dict[int, dict] = {}
+    rows: dict[int, dict[int, dict]] = {i: {} for i in range(len(values))}
+    units = []
+    for i, value in enumerate(values):
         pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
-        result = run_point(pspec, trials, ss, problem_seed, needs, tick)
-        points.append({"value": value, **result})
+        if store is not None:
+            rows[i] = store.trials(key, i, range(trials))
+            info = store.point(key, i)
+            if info is not None and rows[i]:
+                infos[i] = info
+            tick(len(rows[i]))
+        missing = [t for t in range(trials) if t not in rows[i]]
+        size = chunk or chunk_size(pspec, trials, set(needs))
+        units += [Unit(pspec.model_dump(mode="json"), i, tuple(missing[k:k + size]), seed, needs)
+                  for k in range(0, len(missing), size)]
+    runner_ = executor or executors.Sequential()
+    for result in runner_.run(run_unit, units):
+        i = result["point"]
+        infos[i] = result["info"]
+        rows[i].update(result["trials"])
+        if store is not None:
+            store.put(key, i, result["info"], result["trials"])
+        tick(len(result["trials"]))
+    points = [assemble_point(v, infos[i], [rows[i][t] for t in range(trials)]) for i, v in enumerate(values)]
     checks = evaluate_checks(spec, points)
     counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
     return {
@@ -149,6 +251,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         "points": points, "checks": checks, "verdict_counts": counts,
         "started": started.isoformat(timespec="seconds"),
         "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
+        "reused_trials": sum(len(r) for r in rows.values()) - sum(len(u.trials) for u in units),
         "code_version": code_version(), "packages": package_versions(), "python": platform.python_version(),
         "command": " ".join(shlex.quote(a) for a in ["python", "-m", "engine"] + sys.argv[1:]),
     }

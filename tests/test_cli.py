@@ -118,6 +118,12 @@ def test_run_bad_spec_returns_2(capsys, bad_spec, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_scheduler_needs_the_dask_executor(capsys, tiny_spec):
+    rc = main(["run", str(tiny_spec[0]), "--scheduler", "tcp://127.0.0.1:1", "--no-cache"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(_nonempty_lines(err)) == 1 and "--executor dask" in err
+
+
 def test_report_missing_file(capsys, tmp_path):
     missing = tmp_path / "nothing.json"
     rc = main(["report", str(missing)])
@@ -146,9 +152,16 @@ def test_subprocess_validate():
 def test_end_to_end_tiny_run_and_report(capsys, tmp_path, tiny_spec):
     spec_path, name = tiny_spec
     out_dir = tmp_path / "out"
-    rc = main(["run", str(spec_path), "--out", str(out_dir), "--quiet"])
+    store = tmp_path / "store.sqlite"
+    rc = main(["run", str(spec_path), "--out", str(out_dir), "--quiet", "--store", str(store)])
     out, err = capsys.readouterr()
     assert rc in (0, 1), err
+    assert "reused" not in out and store.is_file()
+    assert main(["run", str(spec_path), "--out", str(out_dir), "--quiet", "--store", str(store)]) == rc
+    assert "6 reused" in capsys.readouterr().out           # 2 points x 3 trials, all from the store
+    assert main(["run", str(spec_path), "--out", str(out_dir), "--quiet", "--no-cache",
+                 "--executor", "sequential"]) == rc
+    assert "reused" not in capsys.readouterr().out
     json_path, md_path = out_dir / f"{name}.json", out_dir / f"{name}.md"
     assert json_path.is_file() and md_path.is_file()
     assert str(md_path) in out

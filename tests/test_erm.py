@@ -66,9 +66,11 @@ def test_erm_optimiser_converges_without_noise():
     spec = _spec("erm_breast_cancer", algorithm={"kind": "accelerated_mbsgd_erm", "overrides": {"sigma": 1e-9}},
                  threat_model={"kind": "isrl", "epsilon": 8.0, "delta": 1e-4},
                  checks=[{"id": "noise", "kind": "noise_calibration"}])
-    spec = spec_mod.with_value(spec, "threat_model.epsilon", 8.0)
-    needs = {"empirical_excess_risk"}
-    pt = runner.run_point(spec, 3, np.random.SeedSequence(0), 5, needs, lambda k: None)
+    r = spec.model_dump(mode="json")
+    r["checks"] = [{"id": "rate", "kind": "rate", "theorem": "isrl.thm4_1.convex"}]
+    r["sweep"] = {"field": "threat_model.epsilon", "values": [8.0, 8.5, 9.0]}     # a rate check needs a sweep
+    res = runner.run_spec(spec_mod.parse(r, "np.yaml"), trials=3)
+    pt = res["points"][0]
     assert np.mean(pt["measurements"]["empirical_excess_risk"]) < 0.15 * pt["params"]["Delta"]
 
 

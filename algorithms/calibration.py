@@ -85,7 +85,7 @@ def alg2_moreau_beta(*, L: float, D: float, M: float, n: int, d: int, eps0: floa
 
 
 def erm_moreau_beta(*, L: float, D: float, M: float, n: int, d: int, eps0: float, delta0: float, mu: float) -> float:
-    """Thm F.2 proof (L1114, L1124): convex beta = eps0 n sqrt(M) L / (sqrt(d) D) (note 004 item 11's reading
+    """Thm F.2 proof (L1114, L1122): convex beta = eps0 n sqrt(M) L / (sqrt(d) D) (note 004 item 11's reading
     of the OCR's sqrt(ML)/sqrt(dD)); strongly convex beta = mu M eps0^2 n^2 / d."""
     if mu > 0:
         return mu * M * eps0**2 * n**2 / d
@@ -121,10 +121,12 @@ def erm_rounds_and_batch(*, R1: float, n: int, N: int, M: float, eps0: float, de
 
 
 def erm_V2(*, L: float, M: float, K: int, N: int, n: int, d: int, sigma: float) -> float:
-    """Thm F.1 proof (L1082): V_X^2 <= 1{MK < nN} 4 L^2 / (M K) + d sigma^2 / M."""
+    """Thm F.1 proof: V_X^2 <= 1{MK < nN} 4 L^2 / (M K) (Lemma F.1, L1082) + d sigma^2 / M (the silos'
+    independent noise, L1086-1088)."""
     return (4 * L**2 / (M * K) if M * K < n * N else 0.0) + d * sigma**2 / M
 
 
 def erm_convex_lambda(*, V: float, D: float, R: int) -> float:
-    """Thm F.1 proof (L1076): lambda = V_X / (||w0 - w*|| sqrt(R)), with ||w0 - w*|| replaced by its bound D."""
-    return V / (D * math.sqrt(R))
+    """Thm F.1 proof (L1076): lambda = V_X / (||w0 - w*|| sqrt(R)), with ||w0 - w*|| replaced by its bound D/2
+    (w0 = 0 is the centre of the domain ball of diameter D)."""
+    return V / (D / 2 * math.sqrt(R))

@@ -125,7 +125,7 @@ def resolve_acsa_erm(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
     eps0, delta0 = c["eps0"], c["delta0"]
     strong = mu > 0
     if not math.isfinite(c["beta"]):
-        p.update(_moreau(c, ov, prov, rule=calibration.erm_moreau_beta, cite="Thm F.2 proof (L1114-1124)"))
+        p.update(_moreau(c, ov, prov, rule=calibration.erm_moreau_beta, cite="Thm F.2 proof (L1110-1122)"))
     beta = p["beta"]
     if strong:
         R1 = calibration.erm_strongly_convex_R1(beta=beta, mu=mu, Delta=c["Delta"], M=M, eps0=eps0, n=n, L=L, d=d)
@@ -151,16 +151,19 @@ def resolve_acsa_erm(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
         sigma = calibration.alg2_sigma(L=L, R=R, n=n, eps0=eps0, delta0=delta0)
         prov["sigma"] = "Thm F.1 = Thm D.1's sigma^2 (L1056)"
     V2 = calibration.erm_V2(L=L, M=M, K=K, N=N, n=n, d=d, sigma=sigma)
-    prov["V2"] = "V_X^2 <= 1{MK<nN} 4L^2/(MK) + d sigma^2/M (Thm F.1 proof, L1082)"
+    prov["V2"] = "V_X^2 <= 1{MK<nN} 4L^2/(MK) + d sigma^2/M (Thm F.1 proof, L1082-1088)"
     if strong:
         lam, mu_prox = 0.0, mu
-        stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=c["Delta"])
-        prov["schedule"] = ("multi-stage AC-SA of App. E.1 (L948-956) with V_X^2 and Delta_X = F_X(0) - F_X*; "
-                            "the last stage is cut to the rounds left (our choice)")
+        # a Moreau-smoothed loss runs on F_b with F_b(0) - F_b* <= F(0) - F* + L^2/(2 beta_s) (Lemma D.7)
+        Delta = c["Delta"] + (L**2 / (2 * p["beta_s"]) if "beta_s" in p else 0.0)
+        stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=Delta)
+        prov["schedule"] = ("multi-stage AC-SA of App. E.1 (L948-956) with V_X^2 and Delta_X = F_X(0) - F_X*"
+                            + (" + L^2/(2 beta_s) (the smoothed loss's gap, Lemma D.7)" if "beta_s" in p else "")
+                            + "; the last stage is cut to the rounds left (our choice)")
     else:
         lam = calibration.erm_convex_lambda(V=math.sqrt(V2), D=D, R=R)
         prov["lambda"] = ("lambda = V_X/(||w0 - w*|| sqrt(R)) (Thm F.1 proof, L1076) with ||w0 - w*|| replaced by "
-                          "its bound D (w* is unknown; our choice)")
+                          "its bound D/2 (w* is unknown, w0 = 0 is the domain's centre; our choice)")
         stages = _convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
     p.update(K=K, R=R, sigma=sigma, V2=V2, lam=lam, stages=len(stages), fresh_batches=0)

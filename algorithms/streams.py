@@ -73,6 +73,8 @@ class TrialStreams:
         floor(low + u (high - low)) with u uniform on [0, 1) in double precision."""
         if high is None:
             low, high = 0, low
+        if np.any(np.asarray(high) <= np.asarray(low)):
+            raise ValueError(f"integers: high must exceed low (low={low}, high={high})")
         u = self.random(size)
         span = np.asarray(high) - np.asarray(low)
         return np.minimum(np.floor(low + u * span), np.asarray(high) - 1).astype(np.int64)

@@ -99,6 +99,8 @@ def _progress(quiet: bool):
 
 
 def cmd_run(args) -> int:
+    import sqlite3
+
     from engine import executors, render, runner
     from engine.store import Store
 
@@ -106,16 +108,24 @@ def cmd_run(args) -> int:
     if args.scheduler and args.executor != "dask":
         raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
     try:
+        store = None if args.no_cache else Store(args.store)
+    except (OSError, sqlite3.Error) as e:
+        raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
+    try:
         pool = executors.make(args.executor, workers=args.workers, scheduler=args.scheduler)
     except (executors.ExecutorError, OSError) as e:
+        if store is not None:
+            store.close()
         raise spec_mod.SpecError("command line", "--executor", str(e)) from None
-    store = None if args.no_cache else Store(args.store)
     try:
         results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
                                   progress=_progress(args.quiet), store=store, executor=pool)
     except spec_mod.SpecError as e:
         raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
     except runner.NumericalError as e:
+        print(f"error: {args.spec}: {e}", file=sys.stderr)
+        return 1
+    except executors.ExecutorError as e:
         print(f"error: {args.spec}: {e}", file=sys.stderr)
         return 1
     finally:

@@ -29,8 +29,9 @@ class Sequential:
 
 
 class Processes:
-    """Local worker processes (default: one per core). A unit whose worker died (the pool breaks) is
-    retried in a fresh pool, at most RETRIES times."""
+    """Local worker processes (default: one per core). When a worker dies the pool breaks and every unit
+    still in it fails; those units are then run again one at a time, each in a fresh single-worker pool,
+    so a unit that kills its worker again is identified and retried at most RETRIES times."""
 
     name = "processes"
 
@@ -42,26 +43,36 @@ class Processes:
         if len(pending) <= 1 or self.workers == 1:       # nothing to spread: skip the pool's start-up
             yield from Sequential().run(fn, pending)
             return
-        tries = {id(u): 0 for u in pending}
-        while pending:
-            broken = []
-            with cf.ProcessPoolExecutor(max_workers=min(self.workers, len(pending))) as pool:
-                futures = {pool.submit(fn, u): u for u in pending}
+        broken = yield from self._pool(fn, pending, min(self.workers, len(pending)))
+        for unit in broken:                              # a break charges nobody: find the unit that breaks alone
+            for _ in range(RETRIES + 1):
+                again = yield from self._pool(fn, [unit], 1)
+                if not again:
+                    break
+            else:
+                raise ExecutorError(f"a worker died {RETRIES + 1} times running the same unit on its own; giving up")
+
+    @staticmethod
+    def _pool(fn: Callable, units: list, workers: int):
+        """Run units in one pool, yielding results; returns the units lost to a broken pool."""
+        broken = []
+        pool = cf.ProcessPoolExecutor(max_workers=workers)
+        try:
+            futures = {pool.submit(fn, u): u for u in units}
+            for fut in cf.as_completed(futures):
                 try:
-                    for fut in cf.as_completed(futures):
-                        try:
-                            yield fut.result()
-                        except cf.process.BrokenProcessPool:
-                            broken.append(futures[fut])
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
-            for u in broken:
-                tries[id(u)] += 1
-                if tries[id(u)] > RETRIES:
-                    raise ExecutorError(f"a worker died {RETRIES + 1} times running the same unit; giving up")
-            pending = broken
+                    result = fut.result()
+                except cf.process.BrokenProcessPool:
+                    broken.append(futures[fut])
+                    continue
+                yield result
+        except cf.process.BrokenProcessPool:             # broke while submitting: everything is to redo
+            return list(units)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        return broken
 
     def close(self) -> None:
         pass
@@ -69,8 +80,8 @@ class Processes:
 
 class Dask:
     """A Dask distributed cluster: ``address`` of a running scheduler (tcp://host:port), or an in-process
-    LocalCluster when no address is given. Dask re-runs the tasks of a worker that dies; ``retries``
-    covers a unit that raised on a worker."""
+    LocalCluster when no address is given. Dask re-runs the tasks of a worker that dies (up to its
+    ``distributed.scheduler.allowed-failures``)."""
 
     name = "dask"
 
@@ -85,12 +96,18 @@ class Dask:
         else:
             self.cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
-            self.client = Client(self.cluster)
+            try:
+                self.client = Client(self.cluster)
+            except BaseException:
+                self.cluster.close()
+                raise
 
     def run(self, fn: Callable, units: Iterable) -> Iterator:
         from dask.distributed import as_completed
 
-        futures = [self.client.submit(fn, u, pure=False, retries=RETRIES) for u in units]
+        # no task retries: the scheduler already reruns the tasks of a worker that dies, and a unit that
+        # raises (a numerical error, say) would only raise again
+        futures = [self.client.submit(fn, u, pure=False) for u in units]
         try:
             for fut in as_completed(futures):
                 yield fut.result()

@@ -9,6 +9,7 @@ import json
 import math
 import platform
 import shlex
+import struct
 import subprocess
 import sys
 import time
@@ -26,7 +27,7 @@ from algorithms.data import Records
 from algorithms.events import GaussianRelease
 from algorithms.streams import streams_for
 from engine import executors, problem
-from engine.spec import SWEEPABLE, Spec, SpecError, with_value
+from engine.spec import SWEEPABLE, Spec, SpecError, validated, with_value
 from engine.store import Store, code_hash, run_key
 from verifiers.catalog import THEOREMS
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
@@ -57,15 +58,22 @@ class Unit:
     """A piece of work: some trials of one sweep point. Its result depends on nothing else."""
 
     spec: dict                  # the point's spec (model_dump), re-validated where the unit runs
-    point: int                  # index of the sweep point
+    point: int                  # index of the sweep point (where the result goes)
+    value: float | None         # the swept value (what the point's random streams derive from)
     trials: tuple[int, ...]
     seed: int
     needs: tuple[str, ...]      # the measured quantities the checks need
 
 
-def point_seed(seed: int, point: int) -> np.random.SeedSequence:
-    """The SeedSequence of sweep point ``point``; trial t's streams derive from it (algorithms/streams.py)."""
-    return np.random.SeedSequence([seed, 1], spawn_key=(point,))
+def _value_key(value: float | None) -> int:
+    """A sweep value as a non-negative integer (its float64 bits), for seeding: a point's numbers depend
+    on its value, not on its position in the sweep, so adding a sweep value changes no other point."""
+    return 0 if value is None else int.from_bytes(struct.pack("<d", float(value)), "little") + 1
+
+
+def point_seed(seed: int, value: float | None) -> np.random.SeedSequence:
+    """The SeedSequence of the sweep point with this value; trial t's streams derive from it."""
+    return np.random.SeedSequence([seed, 1], spawn_key=(_value_key(value),))
 
 
 def problem_seed(seed: int) -> int:
@@ -74,23 +82,17 @@ def problem_seed(seed: int) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _problem(spec_json: str, seed: int, point: int) -> tuple[Spec, problem.Problem]:
+def _problem(spec_json: str, seed: int, value: float | None) -> tuple[Spec, problem.Problem]:
     """The learning problem of a point, built once per process (its optimum can take seconds)."""
-    spec = _validated_dump(json.loads(spec_json))
-    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(point,)))
+    spec = validated(json.loads(spec_json))
+    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(_value_key(value),)))
     return spec, problem.build(spec, problem_seed(seed), data_rng)
-
-
-def _validated_dump(raw: dict) -> Spec:
-    from engine.spec import _validated
-
-    return _validated(raw)
 
 
 def run_unit(unit: Unit) -> dict:
     """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
     t0 = time.perf_counter()
-    spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.point)
+    spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.value)
     entry = ALGORITHMS.get(spec.algorithm.kind)
     variant = spec.algorithm.variant or entry.variants[0]
     one_pass = entry.one_pass(variant)
@@ -105,7 +107,7 @@ def run_unit(unit: Unit) -> dict:
     train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
     needs = set(unit.needs)
     materialise = not (one_pass and STREAM_ONE_PASS) or "empirical_excess_risk" in needs
-    ps = point_seed(unit.seed, unit.point)
+    ps = point_seed(unit.seed, unit.value)
     size = len(unit.trials)
     cols: dict[str, list[np.ndarray]] = {}
     step = sub_batch(spec.data.N, int(res.params["K"]), int(consts["d"]))
@@ -141,7 +143,7 @@ def run_unit(unit: Unit) -> dict:
                 "noise_coords": int(col["noise_coords"][k_]), "silo_rounds": int(col["silo_rounds"][k_]),
                 "record_uses": int(col["record_uses"][k_]), "seconds": seconds / size}
             for k_, t in enumerate(unit.trials)}
-    return {"point": unit.point, "info": info, "trials": rows}
+    return {"point": unit.point, "info": info, "trials": rows, "code": code_identity()}
 
 
 def sub_batch(N: int, K: int, d: int) -> int:
@@ -183,6 +185,29 @@ def assemble_point(value: float | None, info: dict, trials: list[dict]) -> dict:
             "measurements": {k: [t["m"][k] for t in trials] for k in names}}
 
 
+def point_key(spec: Spec, value: float | None, seed: int, needs: tuple[str, ...], code: str) -> str:
+    """The store key of one sweep point: its own spec (with the swept field set, without the sweep list, the
+    checks, prose and expected verdicts), the measurements the checks need, the seed and the code."""
+    pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
+    dump = pspec.model_dump(mode="json")
+    dump.pop("sweep", None)
+    dump.pop("checks", None)
+    return run_key(dump | {"needs": list(needs), "point_value": value}, seed, code)
+
+
+@functools.lru_cache(maxsize=1)
+def code_identity() -> str:
+    """What a stored trial's numbers depend on besides its spec and seed: our source code and the versions
+    of the numerical libraries (and scikit-learn, whose bundled data set the breast cancer runs use)."""
+    versions = {}
+    for name in ("numpy", "scipy", "scikit-learn"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "-"
+    return code_hash() + json.dumps(versions, sort_keys=True)
+
+
 def sweep_values(spec: Spec) -> list[float | None]:
     return list(spec.sweep.values) if spec.sweep else [None]
 
@@ -211,7 +236,8 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     entry = ALGORITHMS.get(spec.algorithm.kind)
     needs = tuple(sorted({THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}))
     values = sweep_values(spec)
-    key = run_key(spec.model_dump(mode="json"), seed, code_hash()) if store is not None else ""
+    code = code_identity()
+    keys = [point_key(spec, v, seed, needs, code) for v in values] if store is not None else []
     tick = progress(len(values), trials) if progress else (lambda k: None)
     started = dt.datetime.now(dt.timezone.utc)
     infos: dict[int, dict] = {}
@@ -220,22 +246,25 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     for i, value in enumerate(values):
         pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
         if store is not None:
-            rows[i] = store.trials(key, i, range(trials))
-            info = store.point(key, i)
+            rows[i] = store.trials(keys[i], range(trials))
+            info = store.point(keys[i])
             if info is not None and rows[i]:
                 infos[i] = info
             tick(len(rows[i]))
         missing = [t for t in range(trials) if t not in rows[i]]
         size = chunk or chunk_size(pspec, trials, set(needs))
-        units += [Unit(pspec.model_dump(mode="json"), i, tuple(missing[k:k + size]), seed, needs)
+        units += [Unit(pspec.model_dump(mode="json"), i, value, tuple(missing[k:k + size]), seed, needs)
                   for k in range(0, len(missing), size)]
     runner_ = executor or executors.Sequential()
     for result in runner_.run(run_unit, units):
+        if result["code"] != code:
+            raise executors.ExecutorError("a worker runs other code than this process (a changed or different "
+                                          "installation): its results are not stored")
         i = result["point"]
         infos[i] = result["info"]
         rows[i].update(result["trials"])
         if store is not None:
-            store.put(key, i, result["info"], result["trials"])
+            store.put(keys[i], result["info"], result["trials"])
         tick(len(result["trials"]))
     points = [assemble_point(v, infos[i], [rows[i][t] for t in range(trials)]) for i, v in enumerate(values)]
     checks = evaluate_checks(spec, points)

@@ -341,7 +341,7 @@ def parse(raw: Any, file: str) -> Spec:
     if not isinstance(raw, dict):
         raise SpecError(file, "", "a spec must be a YAML mapping")
     try:
-        return _validated(raw)
+        return validated(raw)
     except Problem as e:
         raise SpecError(file, e.path, str(e)) from None
     except ValidationError as e:
@@ -379,10 +379,10 @@ def with_value(spec: Spec, field: str, value: float) -> Spec:
         raw[head][tail] = cast(value)
     else:
         raw[head] = cast(value)
-    return _validated(raw)
+    return validated(raw)
 
 
-def _validated(raw: dict) -> Spec:
+def validated(raw: dict) -> Spec:
     """The field rules (pydantic) and then the cross-field rules: the one way a Spec is built."""
     spec = Spec.model_validate(raw)
     consistency(spec)

@@ -140,3 +140,56 @@ def test_load_results_gives_one_row_per_trial(tmp_path):
     assert len(df) == 9 and list(df.columns[:3]) == ["spec", "n", "trial"]
     assert df.groupby("n")["excess_risk"].mean().shape == (3,)
     assert df.attrs["checks"]["noise"]["verdict"] == res["checks"][0]["verdict"]
+
+
+def _each_dies_once(unit):
+    """Units with a marker die the first time they run; the others never do."""
+    if unit["marker"]:
+        marker = Path(unit["marker"])
+        if not marker.exists():
+            marker.write_text("died")
+            os._exit(1)
+    return unit["value"]
+
+
+def test_several_units_that_each_kill_a_worker_once_all_finish(tmp_path):
+    """A pool break fails every unit in the pool, guilty or not: nobody is charged for it, and the units
+    are rerun one by one, so three units that each die once and one that never dies all finish."""
+    units = [{"marker": str(tmp_path / f"m{v}") if v < 3 else "", "value": v} for v in range(4)]
+    assert sorted(executors.Processes(2).run(_each_dies_once, units)) == [0, 1, 2, 3]
+
+
+def _always_dies(unit):
+    os._exit(1)
+
+
+def test_a_unit_that_always_kills_its_worker_is_reported():
+    with pytest.raises(executors.ExecutorError):
+        list(executors.Processes(2).run(_always_dies, [1, 2]))
+
+
+def test_adding_a_sweep_value_recomputes_only_that_point(tmp_path):
+    from engine import spec as spec_mod
+    store = Store(tmp_path / "r.sqlite")
+    spec = _sweep_spec()
+    first = runner.run_spec(spec, trials=3, store=store)
+    wider = spec.model_dump(mode="json")
+    wider["sweep"]["values"] = [1500, 2000, 2500, 3000]
+    res = runner.run_spec(spec_mod.parse(wider, "wider"), trials=3, store=store)
+    assert res["reused_trials"] == 9
+    assert _numbers(res)[0][:3] == _numbers(first)[0]        # the old points' numbers are unchanged
+
+
+class _OtherCode:
+    """An executor whose 'worker' reports other code than ours (a stale installation on a cluster)."""
+
+    def run(self, fn, units):
+        for u in units:
+            yield dict(fn(u), code="something else")
+
+
+def test_results_from_workers_running_other_code_are_refused(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    with pytest.raises(executors.ExecutorError):
+        runner.run_spec(tiny_mbsgd(), trials=3, store=store, executor=_OtherCode())
+    assert runner.run_spec(tiny_mbsgd(), trials=3, store=store)["reused_trials"] == 0

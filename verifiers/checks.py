@@ -159,7 +159,9 @@ def bound(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> 
             verdict = "fail"
         elif ucl > b and verdict != "fail":
             verdict = "inconclusive"
-            t = stats.trials_needed(mean, sd, b, conf)
+            # more trials shrink only the sampling part of the interval, not the shared errors
+            margin = b - widen - sys_err.get("solver_gap", 0.0)
+            t = stats.trials_needed(mean, sd, margin, conf) if margin > mean else None
             need = max(need or 0, t or 0) or None  # type: ignore[assignment]
     if n_inf == 0:
         return _result(check, thm, "inapplicable",
@@ -213,6 +215,11 @@ def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> C
     if dominated:
         return _result(check, thm, "inapplicable",
                        f"the {term} term (constants set to 1) does not dominate the other terms at {var} = {dominated}",
+                       rows=tuple(rows), extra={"exponent": exponent})
+    nonpositive = [r["point"] for r in rows if not r["mean"] > 0]
+    if nonpositive:
+        return _result(check, thm, "inapplicable", f"the mean {thm.measures} is not positive at {var} = "
+                       f"{nonpositive} (within the optimiser's tolerance of 0): a log-log slope is undefined",
                        rows=tuple(rows), extra={"exponent": exponent})
     xs = np.log(np.array([p.value for p in points], dtype=float))
     ys = np.log([r["mean"] for r in rows])

@@ -4,6 +4,7 @@ ISRL-DP. Lnnn = line of ../shared/seeds/004_66f3b713b54f102e.txt; inventory ids 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import sympy as sp
@@ -150,11 +151,10 @@ LEMMA_D6_1_MOREAU = Theorem(
           "Lipschitz envelope (which would put 4L^2 in the noise term); the envelope we run is L-Lipschitz "
           "(algorithms/losses.py), so L^2."))
 
-PRIVACY_ERM = Theorem(
-    name="isrl.thm4_1.privacy", citation=f"{SEED}, Thm 4.1 / F.1 / F.2 privacy part (L1056, proof L1072)",
-    inventory="004 Thm 4.1/F.1/F.2 (privacy)", kind="explicit", measures="sigma",
-    terms={"sigma": ALG2_SIGMA}, algorithms=("accelerated_mbsgd_erm",), loss_class="convex",
-    conditions=(ALG2_EPS, ALG2_K), needs_smooth=False,
+# Thm F.1 calibrates Algorithm 1 for ERM exactly as Thm D.1 calibrates Algorithm 2 (same sigma^2, K rule, conditions)
+PRIVACY_ERM = dataclasses.replace(
+    PRIVACY_ALG2, name="isrl.thm4_1.privacy", citation=f"{SEED}, Thm 4.1 / F.1 / F.2 privacy part (L1056, proof L1072)",
+    inventory="004 Thm 4.1/F.1/F.2 (privacy)", algorithms=("accelerated_mbsgd_erm",),
     note="Alg. 2's sigma^2 and K rule; the iterates are post-processing of the noisy gradients.")
 
 THM41_CONVEX = Theorem(

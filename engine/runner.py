@@ -26,7 +26,7 @@ from algorithms.catalog import ALGORITHMS, ResolutionError
 from algorithms.data import Records
 from algorithms.events import GaussianRelease
 from algorithms.streams import streams_for
-from engine import executors, problem
+from engine import audit, executors, problem
 from engine.spec import SWEEPABLE, Spec, SpecError, validated, with_value
 from engine.store import Store, code_hash, run_key
 from verifiers.catalog import THEOREMS
@@ -185,11 +185,14 @@ def assemble_point(value: float | None, info: dict, trials: list[dict]) -> dict:
             "measurements": {k: [t["m"][k] for t in trials] for k in names}}
 
 
+def _point_spec(spec: Spec, value: float | None) -> Spec:
+    return with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
+
+
 def point_key(spec: Spec, value: float | None, seed: int, needs: tuple[str, ...], code: str) -> str:
     """The store key of one sweep point: its own spec (with the swept field set, without the sweep list, the
     checks, prose and expected verdicts), the measurements the checks need, the seed and the code."""
-    pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
-    dump = pspec.model_dump(mode="json")
+    dump = _point_spec(spec, value).model_dump(mode="json")
     dump.pop("sweep", None)
     dump.pop("checks", None)
     return run_key(dump | {"needs": list(needs), "point_value": value}, seed, code)
@@ -244,7 +247,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     rows: dict[int, dict[int, dict]] = {i: {} for i in range(len(values))}
     units = []
     for i, value in enumerate(values):
-        pspec = with_value(spec, spec.sweep.field, value) if spec.sweep and value is not None else spec
+        pspec = _point_spec(spec, value)
         if store is not None:
             rows[i] = store.trials(keys[i], range(trials))
             info = store.point(keys[i])
@@ -267,6 +270,16 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
             store.put(keys[i], result["info"], result["trials"])
         tick(len(result["trials"]))
     points = [assemble_point(v, infos[i], [rows[i][t] for t in range(trials)]) for i, v in enumerate(values)]
+    audits = [c for c in spec.checks if c.kind == "privacy_audit"]
+    if audits:
+        asked = max(c.audit_trials for c in audits)
+        if quick:                                   # a smoke test still runs the audit, on a tenth of the trials
+            asked = max(2000, asked // 10)
+        level = max(c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95) for c in audits)
+        for p, v in zip(points, values):
+            pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
+            p["audit"] = audit.run(pspec, prob, p["params"], p["events"][0], seed=seed, value_key=_value_key(v),
+                                   trials=asked, confidence=level, budget=audit.WORK_BUDGET / (10 if quick else 1))
     checks = evaluate_checks(spec, points)
     counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
     return {
@@ -292,14 +305,15 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
                  measurements={k: np.asarray(v) for k, v in p["measurements"].items()},
                  events=tuple(GaussianRelease(**e) for e in p["events"]),
                  noise_sq_sum=p["noise_sq_sum"], noise_coords=p["noise_coords"],
-                 systematic=p.get("systematic", {})) for p in points]
+                 systematic=p.get("systematic", {}), audit=p.get("audit")) for p in points]
     ctx = Context(algorithm=entry.name, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
                   privacy_theorem=THEOREMS.get(entry.privacy_theorem))
     out = []
     for c in spec.checks:
         thm = THEOREMS.get(c.theorem or entry.privacy_theorem)
         cs = CheckSpec(id=c.id, kind=c.kind, theorem=thm.name, variable=c.variable, term=c.term, tol=c.tol,
-                       confidence=c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95), min_rounds=c.min_rounds)
+                       confidence=c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95), min_rounds=c.min_rounds,
+                       audit_trials=c.audit_trials)
         out.append(_jsonable(asdict(CHECKS.get(c.kind)(cs, thm, pts, ctx))))
     return out
 

@@ -122,6 +122,8 @@ class Check(Strict):
     tol: float = Field(0.1, ge=0, le=1)
     confidence: float | None = Field(None, gt=0.5, lt=1, description="default: 0.999 for noise_calibration, else 0.95")
     min_rounds: int = Field(20, ge=1)
+    audit_trials: int = Field(100_000, ge=1000, le=10_000_000,
+                              description="privacy_audit: transcripts simulated on each side of the neighbouring pair")
 
     @field_validator("kind")
     @classmethod
@@ -135,6 +137,9 @@ class Check(Strict):
         if v is not None:
             THEOREMS.get(v)
         return v
+
+
+PRIVACY_KINDS = ("noise_calibration", "privacy_accounting", "privacy_audit")
 
 
 class Sweep(Strict):
@@ -215,7 +220,7 @@ def consistency(spec: Spec) -> None:
     available = measurable(spec)
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
-        name = c.theorem or (entry.privacy_theorem if c.kind in ("noise_calibration", "privacy_accounting") else None)
+        name = c.theorem or (entry.privacy_theorem if c.kind in PRIVACY_KINDS else None)
         if name is None:
             raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
         thm = THEOREMS.get(name)

@@ -63,7 +63,7 @@ def _update_check(i: int, **kv):
 
 
 # (mutation, accepted FIELD segments, key phrases that must appear in the message)
-# The base spec's checks are [noise, privacy, grad_variance, rate_n]; an appended check is checks.4.
+# The base spec's checks are [noise, privacy, audit, grad_variance, rate_n]; an appended check is checks.5.
 CASES = [
     pytest.param(_set("threat_model", epsilon=0), ("threat_model.epsilon",), ("greater than 0",), id="epsilon_zero"),
     pytest.param(_set("threat_model", epsilon=-0.5), ("threat_model.epsilon",), ("greater than 0",),
@@ -91,12 +91,12 @@ CASES = [
     pytest.param(_update_check(2, theorem="isrl.lemma_e4"), ("checks.2.theorem",),
                  ("unknown theorem", "did you mean 'isrl.lemma_e3'"), id="unknown_theorem"),
     pytest.param(_append_check({"id": "sc", "kind": "rate", "theorem": "isrl.thm3_1.strongly_convex", "variable": "n"}),
-                 ("checks.4", "checks.4.theorem", "loss.mu"), ("needs a strongly convex loss",),
+                 ("checks.5", "checks.5.theorem", "loss.mu"), ("needs a strongly convex loss",),
                  id="strongly_convex_theorem_mu_zero"),
     pytest.param(_append_check({"id": "emp", "kind": "bound", "theorem": "isrl.lemma_d6_1"}),
-                 ("checks.4", "checks.4.theorem"), ("is about noisy_mbsgd", "not accelerated_mbsgd"),
+                 ("checks.5", "checks.5.theorem"), ("is about noisy_mbsgd", "not accelerated_mbsgd"),
                  id="theorem_of_other_algorithm"),
-    pytest.param(_drop("sweep"), ("sweep", "checks.3", "checks.3.kind"), ("rate check needs a sweep",),
+    pytest.param(_drop("sweep"), ("sweep", "checks.4", "checks.4.kind"), ("rate check needs a sweep",),
                  id="rate_check_without_sweep"),
     pytest.param(_set(None, sweep={"field": "loss.diameter", "values": [1.0, 2.0]}), ("sweep.field",),
                  ("unknown sweep field", "data.n"), id="non_sweepable_field"),

@@ -34,6 +34,7 @@ class Point:
     # errors shared by every trial of the point, per measure: 'mc_se' (the standard error of the Monte
     # Carlo population risk) and 'solver_gap' (the certified error of the non-private optimum)
     systematic: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/audit.py)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class CheckSpec:
     tol: float = 0.1
     confidence: float = 0.95
     min_rounds: int = 20
+    audit_trials: int = 100_000
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,40 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
     tightest = max(rows, key=lambda r: r["epsilon_accountant"] / r["epsilon_target"])
     return _result(check, thm, verdict, summary, measured=tightest["epsilon_accountant"],
                    bound=tightest["epsilon_target"], rows=tuple(rows), confidence=1.0)
+
+
+# --- privacy_audit -----------------------------------------------------------------------------
+def privacy_audit(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    """The audit's epsilon lower bound (a distinguishing attack on neighbouring data sets, Clopper-Pearson at
+    the check's confidence) against the claimed epsilon and against the accountant's upper bound: a lower
+    bound above either means the mechanism leaks more than claimed, or the accountant under-counts."""
+    rows, verdict, reasons = [], "pass", []
+    for p in points:
+        a = p.audit
+        if a is None:
+            return _result(check, thm, "inapplicable", "no audit was run for this point")
+        acc, _ = accounting.epsilon(p.events, L=p.params["L"], delta=p.params["delta0"])
+        claimed = p.params["eps0"]
+        lb = a["epsilon_lower"]
+        if lb > claimed:
+            verdict = "fail"
+            reasons.append(f"lower bound {lb:.3g} > claimed {claimed:g} at {p.value}")
+        if lb > acc * (1 + 1e-9):
+            verdict = "fail"
+            reasons.append(f"lower bound {lb:.3g} > accountant's {acc:.3g} at {p.value}")
+        rows.append({"point": p.value, "epsilon_audit_lower": lb, "epsilon_claimed": claimed,
+                     "epsilon_accountant": acc, "trials_per_side": a["trials_per_side"],
+                     "false_positives": a["false_positives"], "false_negatives": a["false_negatives"],
+                     "fpr_upper": a["fpr_upper"], "fnr_upper": a["fnr_upper"], "shift": a["shift"],
+                     "rounds": a["rounds"]})
+    worst = max(rows, key=lambda r: r["epsilon_audit_lower"] / r["epsilon_claimed"])
+    attack = (points[0].audit or {}).get("attack", "")
+    summary = (f"{attack}; epsilon lower bound at delta {points[0].params['delta0']:g} with "
+               f"Clopper-Pearson limits at {check.confidence:g}: worst {worst['epsilon_audit_lower']:.3g} <= "
+               f"claimed {worst['epsilon_claimed']:g} (accountant {worst['epsilon_accountant']:.3g})"
+               + ("" if verdict == "pass" else "; FAILS: " + "; ".join(reasons)))
+    return _result(check, thm, verdict, summary, measured=worst["epsilon_audit_lower"], bound=worst["epsilon_claimed"],
+                   rows=tuple(rows))
 
 
 # --- bound -------------------------------------------------------------------------------------
@@ -248,5 +284,6 @@ CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]
 CHECKS: Registry[CheckFn] = Registry("check kind")
 CHECKS.add("noise_calibration", noise_calibration)
 CHECKS.add("privacy_accounting", privacy_accounting)
+CHECKS.add("privacy_audit", privacy_audit)
 CHECKS.add("bound", bound)
 CHECKS.add("rate", rate)

@@ -1,0 +1,53 @@
+"""Run the privacy audit of one sweep point: the worst neighbouring pair the loss allows on the data domain,
+the algorithm's own sampler and Gaussian mechanism (algorithms/audit.py), and the Clopper-Pearson lower
+bound on epsilon (verifiers/audit.py). The result is stored with the point; the check kind
+``privacy_audit`` (verifiers/checks.py) judges it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from algorithms import audit as mech_audit
+from verifiers import audit as stat_audit
+
+WORK_BUDGET = 2e7          # sampler draws per side; the trial count is cut to fit (and the report says so)
+
+
+def run(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float,
+        budget: float = WORK_BUDGET) -> dict:
+    loss = prob.loss if prob.loss.smooth else prob.loss.envelope(params["beta_s"])
+    data = spec.data
+    if spec.loss.kind == "squared":
+        y_max = float(prob.population.y_max)
+        ys: tuple[float, ...] = (-y_max, 0.0, y_max)
+    else:
+        ys = (-1.0, 1.0)
+    dist, pair = mech_audit.worst_pair(loss, r=data.radius, rho=spec.loss.diameter / 2, y_values=ys,
+                                       d=int(params["d"]))
+    K, n = int(event["batch_size"]), int(event["pool_size"])
+    if event["sampling"] == "disjoint":
+        rounds, q = 1, 1.0
+        attack = ("one-pass: the canary's batch round is given to the attacker; likelihood-ratio test on that "
+                  "round's release")
+        per_trial = 1.0
+    else:
+        rounds, q = int(event["rounds"]), K / n
+        attack = (f"a fresh K-subset per round: the canary is read with probability K/n = {q:.3g} in each of "
+                  f"{rounds} rounds; likelihood-ratio test of the whole transcript (mixture over reads)")
+        per_trial = rounds * (K if K * K <= n else n)   # sampler values per trial
+    used = int(min(trials, max(1000, budget // per_trial)))
+    if used < trials:
+        attack += f"; {used} trials per side (of {trials} asked: the work budget)"
+    reads = mech_audit.canary_reads(event["sampling"], n=n, K=K, rounds=rounds)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 3], spawn_key=(value_key,)))
+    pool = K if K * K <= n else n
+    s_d, s_dp = mech_audit.scores(reads, rounds=rounds, shift=dist / K, sigma=float(params["sigma"]), q=q,
+                                  trials=used, rng=rng, pool=pool)
+    bound = stat_audit.lower_bound(s_d, s_dp, delta=float(params["delta0"]), confidence=confidence)
+    lb = bound.epsilon_lower
+    return {"epsilon_lower": lb if math.isfinite(lb) else 1e300, "threshold": bound.threshold,
+            "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper, "false_positives": bound.false_positives,
+            "false_negatives": bound.false_negatives, "trials_per_side": bound.trials_per_side,
+            "confidence": confidence, "shift": dist / K, "gradient_distance": dist, "pair": pair,
+            "rounds": rounds, "q": q, "attack": "gradient canary: " + attack}

@@ -1,0 +1,116 @@
+"""The empirical privacy audit: its power on a Gaussian mechanism of known epsilon, its validity (never above
+the true epsilon), and the planted faults it must catch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+
+from algorithms import audit as mech_audit
+from algorithms import mechanisms
+from algorithms.losses import Squared
+from engine import runner
+from tests.helpers import tiny_onepass, verdicts
+from tests.test_accounting import analytic_epsilon
+from verifiers import audit as stat_audit
+
+DELTA = 1e-5
+
+
+def _gaussian_audit(mu: float, trials: int, seed: int, confidence: float = 0.95, release=mechanisms.gaussian):
+    """One release of the Gaussian mechanism with sensitivity 1 and noise 1/mu, through the audit's code."""
+    reads = mech_audit.canary_reads("disjoint", n=1, K=1, rounds=1)
+    s_d, s_p = mech_audit.scores(reads, rounds=1, shift=1.0, sigma=1 / mu, q=1.0, trials=trials,
+                                 rng=np.random.default_rng(seed), release=release)
+    return stat_audit.lower_bound(s_d, s_p, delta=DELTA, confidence=confidence)
+
+
+@pytest.mark.parametrize("eps", [1.0, 2.0, 4.0])
+def test_audit_power_reaches_half_the_exact_epsilon(eps):
+    """Balle & Wang's exact epsilon of the Gaussian mechanism (tests/test_accounting.py) at delta 1e-5; at the
+    default trial count (10^5 per side) the lower bound must reach at least half of it."""
+    mu = brentq(lambda m: analytic_epsilon(m, DELTA) - eps, 0.01, 20)
+    bound = _gaussian_audit(mu, 100_000, seed=int(eps))
+    assert eps / 2 <= bound.epsilon_lower <= eps
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.floats(0.1, 1.5), st.integers(0, 10**6))
+def test_audit_lower_bound_never_exceeds_the_exact_epsilon(mu, seed):
+    bound = _gaussian_audit(mu, 20_000, seed=seed, confidence=0.999)
+    assert bound.epsilon_lower <= analytic_epsilon(mu, DELTA) + 1e-9
+
+
+def test_clopper_pearson_matches_its_definition():
+    from scipy.stats import binom
+    up = stat_audit.clopper_pearson_upper(3, 1000, 0.95)
+    assert binom.cdf(3, 1000, up) == pytest.approx(0.05, rel=1e-6)
+
+
+def test_worst_pair_of_a_lipschitz_loss_is_within_twice_its_constant():
+    loss = Squared()
+    dist, pair = mech_audit.worst_pair(loss, r=1.0, rho=1.0, y_values=(-0.5, 0.0, 0.5), d=3)
+    L, _ = loss.constants(r=1.0, rho=1.0, y_max=0.5)
+    assert 0 < dist <= 2 * L
+
+
+def _audited(spec, **kw):
+    return runner.run_spec(spec, **kw)
+
+
+def _onepass_audit_spec(eps: float = 4.0):
+    return tiny_onepass(threat_model={"kind": "isrl", "epsilon": eps, "delta": 1e-5},
+                        checks=[{"id": "privacy", "kind": "privacy_accounting"},
+                                {"id": "audit", "kind": "privacy_audit", "audit_trials": 100_000}])
+
+
+def test_clean_run_passes_the_audit():
+    res = _audited(_onepass_audit_spec(), trials=4)
+    assert verdicts(res) == {"privacy": "pass", "audit": "pass"}
+    assert 0 < res["checks"][1]["measured"] <= res["checks"][0]["measured"]
+
+
+def test_noise_divided_by_ten_inside_the_mechanism_is_caught_by_the_audit(monkeypatch):
+    real = mechanisms.gaussian
+    monkeypatch.setattr(mechanisms, "gaussian", lambda clean, sigma, *, rng: real(clean, sigma / 10, rng=rng))
+    res = _audited(_onepass_audit_spec(), trials=4)
+    assert verdicts(res)["audit"] == "fail"
+
+
+def test_gradients_beyond_the_lipschitz_bound_are_caught_by_the_audit(monkeypatch):
+    """'Clipping skipped': per-record gradients ten times the L the calibration assumes."""
+    real = Squared.dphi
+    monkeypatch.setattr(Squared, "dphi", lambda self, z, y, xsq: 10 * real(self, z, y, xsq))
+    res = _audited(_onepass_audit_spec(), trials=4)
+    assert verdicts(res)["audit"] == "fail"
+
+
+def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkeypatch):
+    """The implementation treats replace-one neighbours as add/remove ones (sensitivity L/K, not 2L/K): its
+    accountant under-counts. With a canary pair at the threat model's full distance 2L (records whose
+    gradients are +-L u, which any L-Lipschitz loss may have), the audit's lower bound rises above that
+    accountant's epsilon and the check fails."""
+    from algorithms.events import GaussianRelease
+    from verifiers import accounting, checks, isrl_004
+
+    L, K, sigma = 1.0, 10, 0.2             # 2L/K = 0.2: mu = 1, eps about 4.4 at delta 1e-5 (2 if halved)
+    event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=1000, sampling="disjoint", rounds=1,
+                            max_record_uses=1)
+    reads = mech_audit.canary_reads("disjoint", n=1000, K=K, rounds=1)
+    s_d, s_p = mech_audit.scores(reads, rounds=1, shift=2 * L / K, sigma=sigma, q=1.0, trials=100_000,
+                                 rng=np.random.default_rng(1))
+    bound = stat_audit.lower_bound(s_d, s_p, delta=DELTA, confidence=0.95)
+    summary = {"epsilon_lower": bound.epsilon_lower, "trials_per_side": bound.trials_per_side,
+               "false_positives": bound.false_positives, "false_negatives": bound.false_negatives,
+               "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper, "shift": 2 * L / K, "rounds": 1,
+               "attack": "gradient canary at distance 2L"}
+    point = checks.Point(value=None, params={"L": L, "delta0": DELTA, "eps0": 100.0}, overridden=frozenset(),
+                         measurements={}, events=(event,), noise_sq_sum=0.0, noise_coords=0, audit=summary)
+    spec = checks.CheckSpec(id="audit", kind="privacy_audit")
+    assert checks.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None).verdict == "pass"
+    real = accounting.noise_multiplier
+    monkeypatch.setattr(accounting, "noise_multiplier", lambda event, L: 2 * real(event, L))
+    res = checks.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None)
+    assert res.verdict == "fail" and "accountant" in res.summary

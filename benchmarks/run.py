@@ -242,6 +242,69 @@ def opacus_ratio(cfg: dict) -> dict:
     return {"status": "ok", "opacus_seconds": t_opacus, "engine_seconds": t_engine, "speedup": t_opacus / t_engine}
 
 
+# --- privacy: the audit's throughput and the accountants at T = 10^5 ------------------------------------
+def audit_throughput(quick: bool) -> dict:
+    """Audit transcripts per second: the vectorised audit (algorithms/audit.py) against a loop that releases
+    and scores one transcript at a time, on the one-pass Gaussian release of agd_smooth's size."""
+    from algorithms import audit as mech_audit
+
+    reads = mech_audit.canary_reads("disjoint", n=1, K=1, rounds=1)
+    trials = 20_000 if quick else 100_000
+    t_vec = _timed(lambda: mech_audit.scores(reads, rounds=1, shift=0.03, sigma=0.13, q=1.0, trials=trials,
+                                             rng=np.random.default_rng(0)))
+    loop_trials = trials // 20
+
+    def loop():
+        rng = np.random.default_rng(0)
+        for sign in (1.0, -1.0):
+            for _ in range(loop_trials):
+                y = mechanisms.gaussian(np.array([[sign * 0.015]]), 0.13, rng=rng)
+                float(((0.015 * y - 0.015**2 / 2) - (-0.015 * y - 0.015**2 / 2)).sum() / 0.13**2)
+    t_loop = _timed(loop)
+    per_s_vec, per_s_loop = 2 * trials / t_vec, 2 * loop_trials / t_loop
+    return {"vectorised_per_s": per_s_vec, "loop_per_s": per_s_loop, "speedup": per_s_vec / per_s_loop}
+
+
+def accountant_times() -> dict:
+    """T = 10^5 rounds: seed 001's subsampled-shuffle bound (composition is T times one round's RDP) against
+    adding the rounds one by one; dp-accounting's RDP accountant composing the k-of-n subsampled Gaussian once
+    with count T against composing it 10^3 times (scaled to 10^5)."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    from verifiers import shuffle_001
+    from verifiers.accounting import RDP_ORDERS
+
+    T = 10**5
+    kw = dict(k=1000, n=10**6, eps0=2.0)
+    t_ours = _timed(lambda: shuffle_001.epsilon("upper", T=T, delta=1e-8, **kw))
+    orders = shuffle_001._grid(1024)
+
+    def by_rounds():
+        one = np.array([shuffle_001.rdp_upper(int(o), **kw) for o in orders])
+        total = np.zeros_like(one)
+        for _ in range(T):
+            total += one
+        return shuffle_001.rdp_to_dp(total, orders, 1e-8)
+    t_rounds = _timed(by_rounds)
+    event = dp_accounting.SampledWithoutReplacementDpEvent(10**4, 10, dp_accounting.GaussianDpEvent(1.0))
+
+    def at_once():
+        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), dp_accounting.NeighboringRelation.REPLACE_ONE)
+        acc.compose(event, T)
+        return acc.get_epsilon(1e-5)
+
+    def one_by_one():
+        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), dp_accounting.NeighboringRelation.REPLACE_ONE)
+        for _ in range(1000):
+            acc.compose(event)
+        return acc.get_epsilon(1e-5)
+    t_once, t_each = _timed(at_once), _timed(one_by_one) * (T / 1000)
+    return {"shuffle_T1e5_s": t_ours, "shuffle_round_by_round_s": t_rounds, "shuffle_speedup": t_rounds / t_ours,
+            "dp_accounting_T1e5_s": t_once, "dp_accounting_round_by_round_s_est": t_each,
+            "dp_accounting_speedup": t_each / t_once}
+
+
 def _timed(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -284,8 +347,10 @@ def main(argv: list[str] | None = None) -> int:
                          "speedup": t_b / t_e, "max_abs_diff": diff, "same_outputs": diff <= 1e-9})
     roof = gradient_roofline(cfgs["c_large"], limits)
     opac = opacus_ratio(cfgs["a_overhead"] | {"R": 50 if args.quick else 200})
+    aud, acct = audit_throughput(args.quick), accountant_times()
     result = {"machine": {"python": platform.python_version(), "numpy": np.__version__, **limits},
-              "quick": args.quick, "rows": rows, "roofline_c_large": roof, "opacus": opac}
+              "quick": args.quick, "rows": rows, "roofline_c_large": roof, "opacus": opac,
+              "audit": aud, "accountants": acct}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"machine: {limits['matmul_gflops']:.1f} GFLOP/s matmul, {limits['copy_gb_per_s']:.1f} GB/s copy")
     print(f"{'config':<12} {'algorithm':<18} {'engine s':>9} {'baseline s':>11} {'speed-up':>9}  same outputs")
@@ -299,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{opac['speedup']:.1f}x")
     else:
         print(f"Opacus: {opac['status']}")
+    print(f"privacy audit: {aud['vectorised_per_s']:.3g} transcripts/s vectorised vs {aud['loop_per_s']:.3g}/s "
+          f"one at a time ({aud['speedup']:.0f}x)")
+    print(f"accountants at T = 1e5: seed 001 bound {acct['shuffle_T1e5_s']:.2f} s vs round by round "
+          f"{acct['shuffle_round_by_round_s']:.2f} s ({acct['shuffle_speedup']:.1f}x); dp-accounting "
+          f"{acct['dp_accounting_T1e5_s']:.3f} s vs round by round ~{acct['dp_accounting_round_by_round_s_est']:.1f} s "
+          f"({acct['dp_accounting_speedup']:.0f}x)")
     print(f"written: {args.out}")
     return 0
 

@@ -66,14 +66,56 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
     sub.add_parser("schema", help="print the JSON Schema of specs")
+    pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
+                        description="Privacy calculator. Mechanisms: " + "; ".join(
+                            f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
+    pv.add_argument("mechanism", choices=list(_mechanisms()))
+    target = pv.add_mutually_exclusive_group(required=True)
+    target.add_argument("--delta", type=_unit_open("delta"), help="report epsilon at this delta")
+    target.add_argument("--epsilon", type=_positive("epsilon"), help="report delta at this epsilon")
+    pv.add_argument("--T", type=_whole(1, "at least 1 round"), default=1, help="rounds (compositions), default 1")
+    pv.add_argument("--sigma", type=_positive("sigma"), help="Gaussian noise standard deviation")
+    pv.add_argument("--sensitivity", type=_positive("sensitivity"), default=1.0, help="L2 sensitivity (default 1)")
+    pv.add_argument("--k", type=_whole(1, "k >= 1"), help="sampled per round")
+    pv.add_argument("--n", type=_whole(1, "n >= 1"), help="population size")
+    pv.add_argument("--q", type=_unit_open("q"), help="Poisson sampling rate (subsampled-gaussian, instead of k, n)")
+    pv.add_argument("--eps0", type=_positive("eps0"), help="the local randomizer's LDP epsilon (subsampled-shuffle)")
+    pv.add_argument("--json", action="store_true", help="print JSON")
     return p
+
+
+def _mechanisms() -> dict[str, str]:
+    from verifiers.calculator import MECHANISMS
+
+    return MECHANISMS
+
+
+def _positive(name: str):
+    def parse(v: str) -> float:
+        try:
+            x = float(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} {v!r} is not a number") from None
+        if not (x > 0 and x < float("inf")):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number > 0 (got {v})")
+        return x
+    return parse
+
+
+def _unit_open(name: str):
+    def parse(v: str) -> float:
+        x = _positive(name)(v)
+        if not x < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be in (0, 1) (got {v})")
+        return x
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
-                "schema": cmd_schema}[args.command](args)
+                "schema": cmd_schema, "privacy": cmd_privacy}[args.command](args)
     except spec_mod.SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -210,4 +252,38 @@ def cmd_report(args) -> int:
 
 def cmd_schema(args) -> int:
     print(json.dumps(spec_mod.json_schema(), indent=1))
+    return 0
+
+
+def cmd_privacy(args) -> int:
+    from verifiers import calculator
+
+    need = {"gaussian": ("sigma",), "subsampled-gaussian": ("sigma",), "subsampled-shuffle": ("k", "n", "eps0")}
+    for name in need[args.mechanism]:
+        if getattr(args, name) is None:
+            raise spec_mod.SpecError("command line", f"--{name}", f"{args.mechanism} needs --{name}")
+    common = {"T": args.T, "delta": args.delta, "eps": args.epsilon}
+    if args.mechanism == "gaussian":
+        out = calculator.gaussian(sigma=args.sigma, sensitivity=args.sensitivity, **common)
+    elif args.mechanism == "subsampled-gaussian":
+        if (args.q is None) == (args.k is None or args.n is None):
+            raise spec_mod.SpecError("command line", "--q", "give either --q (Poisson) or --k and --n (k-of-n)")
+        if args.k is not None and args.n is not None and args.k > args.n:
+            raise spec_mod.SpecError("command line", "--k", f"k = {args.k} exceeds n = {args.n}")
+        out = calculator.subsampled_gaussian(sigma=args.sigma, sensitivity=args.sensitivity, k=args.k, n=args.n,
+                                             q=args.q, **common)
+    else:
+        if args.k > args.n:
+            raise spec_mod.SpecError("command line", "--k", f"k = {args.k} exceeds n = {args.n}")
+        out = calculator.subsampled_shuffle(k=args.k, n=args.n, eps0=args.eps0, **common)
+    out["T"] = args.T
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(f"{out['mechanism']}, T = {args.T}: {out['accountant']}")
+    rows = [(b, out[b]) for b in ("upper", "lower") if b in out] or [("", out)]
+    for label, r in rows:
+        head = f"  {label + ' bound: ' if label else ''}"
+        order = f" (Renyi order {r['order']:g})" if "order" in r else ""
+        print(f"{head}epsilon = {r['epsilon']:.6g} at delta = {r['delta']:.6g}{order}")
     return 0

@@ -183,3 +183,30 @@ def test_end_to_end_tiny_run_and_report(capsys, tmp_path, tiny_spec):
     md_path.unlink()
     assert main(["report", str(json_path)]) == 0
     assert md_path.read_text() == before
+
+
+def test_privacy_calculator_gaussian_matches_the_analytic_gaussian(capsys):
+    from tests.test_accounting import analytic_epsilon
+    assert main(["privacy", "gaussian", "--sigma", "2", "--sensitivity", "1", "--T", "4", "--delta", "1e-5",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["epsilon"] == pytest.approx(analytic_epsilon(2 * 0.5, 1e-5), rel=0.02)   # 4 rounds of mu 0.5 = mu 1
+
+
+def test_privacy_calculator_shuffle_gives_both_bounds_and_inverts(capsys):
+    args = ["privacy", "subsampled-shuffle", "--k", "1000", "--n", "1000000", "--eps0", "2", "--T", "1000"]
+    assert main(args + ["--delta", "1e-6", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 0 < out["lower"]["epsilon"] <= out["upper"]["epsilon"]
+    assert main(args + ["--epsilon", str(out["upper"]["epsilon"]), "--json"]) == 0
+    back = json.loads(capsys.readouterr().out)
+    assert back["upper"]["delta"] <= 1e-6 * 1.0001
+
+
+@pytest.mark.parametrize("argv", [["privacy", "gaussian", "--delta", "1e-5"],                    # no --sigma
+                                  ["privacy", "subsampled-shuffle", "--k", "9", "--n", "3", "--eps0", "1",
+                                   "--delta", "1e-5"],                                           # k > n
+                                  ["privacy", "subsampled-gaussian", "--sigma", "1", "--delta", "1e-5"]])
+def test_privacy_calculator_bad_input_is_one_line_exit_2(capsys, argv):
+    assert main(argv) == 2
+    assert len(_nonempty_lines(capsys.readouterr().err)) == 1

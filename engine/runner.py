@@ -276,10 +276,19 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         if quick:                                   # a smoke test still runs the audit, on a tenth of the trials
             asked = max(2000, asked // 10)
         level = max(c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95) for c in audits)
-        for p, v in zip(points, values):
+        budget = audit.WORK_BUDGET / (10 if quick else 1)
+        for i, (p, v) in enumerate(zip(points, values)):
+            akey = run_key({"audit_of": keys[i], "trials": asked, "confidence": level, "budget": budget}, seed, code
+                           ) if store is not None else ""
+            stored = store.point(akey) if store is not None else None
+            if stored is not None:                     # the audit of this very point, trial count and level
+                p["audit"] = stored
+                continue
             pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
             p["audit"] = audit.run(pspec, prob, p["params"], p["events"][0], seed=seed, value_key=_value_key(v),
-                                   trials=asked, confidence=level, budget=audit.WORK_BUDGET / (10 if quick else 1))
+                                   trials=asked, confidence=level, budget=budget)
+            if store is not None:
+                store.put(akey, p["audit"], {})
     checks = evaluate_checks(spec, points)
     counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
     return {

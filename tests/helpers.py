@@ -16,24 +16,26 @@ def raw(name: str) -> dict:
     return yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
 
 
-def _tiny(name: str, file: str, data: dict, trials: int, **over) -> spec_mod.Spec:
-    """A shipped spec shrunk to one small point, without its rate check (no sweep)."""
+def _tiny(name: str, file: str, data: dict, trials: int, audit: bool = False, **over) -> spec_mod.Spec:
+    """A shipped spec shrunk to one small point, without its rate check (no sweep) and, unless asked for,
+    without its privacy audit (the tests that need one say so)."""
     r = copy.deepcopy(raw(name))
     r["data"].update(data)
     r["trials"] = trials
     r["sweep"] = None
-    r["checks"] = [c for c in r["checks"] if c["kind"] != "rate"]
+    drop = {"rate"} | (set() if audit else {"privacy_audit"})
+    r["checks"] = [c for c in r["checks"] if c["kind"] not in drop]
     r["expect"], r["expect_quick"] = {}, {}
     r.update(over)
     return spec_mod.parse(r, file)
 
 
-def tiny_onepass(**over) -> spec_mod.Spec:
-    return _tiny("agd_smooth", "tiny_onepass", {"N": 4, "n": 2000, "d": 10}, 12, **over)
+def tiny_onepass(audit: bool = False, **over) -> spec_mod.Spec:
+    return _tiny("agd_smooth", "tiny_onepass", {"N": 4, "n": 2000, "d": 10}, 12, audit, **over)
 
 
-def tiny_mbsgd(**over) -> spec_mod.Spec:
-    return _tiny("mbsgd_convex", "tiny_mbsgd", {"N": 4, "n": 60, "d": 5}, 6, **over)
+def tiny_mbsgd(audit: bool = False, **over) -> spec_mod.Spec:
+    return _tiny("mbsgd_convex", "tiny_mbsgd", {"N": 4, "n": 60, "d": 5}, 6, audit, **over)
 
 
 def verdicts(results: dict) -> dict[str, str]:

@@ -193,3 +193,14 @@ def test_results_from_workers_running_other_code_are_refused(tmp_path):
     with pytest.raises(executors.ExecutorError):
         runner.run_spec(tiny_mbsgd(), trials=3, store=store, executor=_OtherCode())
     assert runner.run_spec(tiny_mbsgd(), trials=3, store=store)["reused_trials"] == 0
+
+
+def test_a_stored_audit_is_reused(tmp_path, monkeypatch):
+    from engine import audit
+    spec = tiny_onepass(audit=True)        # agd_smooth's checks, privacy_audit among them
+    assert "privacy_audit" in [c.kind for c in spec.checks]
+    store = Store(tmp_path / "r.sqlite")
+    first = runner.run_spec(spec, trials=3, store=store)
+    monkeypatch.setattr(audit, "run", lambda *a, **k: pytest.fail("the audit ran again"))
+    again = runner.run_spec(spec, trials=3, store=store)
+    assert _numbers(again) == _numbers(first) and again["points"][0]["audit"] == first["points"][0]["audit"]

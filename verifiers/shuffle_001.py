@@ -32,19 +32,20 @@ def _log_binom(lam: int, j: np.ndarray) -> np.ndarray:
     return gammaln(lam + 1) - gammaln(j + 1) - gammaln(lam - j + 1)
 
 
-def _check(k: int, n: int, eps0: float) -> None:
+def _check(lam: int, k: int, n: int, eps0: float, theorem: str) -> int:
+    """The theorems' domain (L143, L149): 1 <= k <= n, eps0 >= 0, integer lambda >= 2; returns lambda."""
     if not (1 <= k <= n):
         raise ValueError(f"need 1 <= k <= n (k = {k}, n = {n})")
     if not eps0 >= 0:
         raise ValueError(f"need eps0 >= 0 (eps0 = {eps0})")
+    if lam < 2 or lam != int(lam):
+        raise ValueError(f"{theorem} holds for integer orders >= 2 (lambda = {lam})")
+    return int(lam)
 
 
 def rdp_upper(lam: int, *, k: int, n: int, eps0: float) -> float:
     """Thm 1 (L143-147): an upper bound on one round's RDP at integer order lam >= 2."""
-    _check(k, n, eps0)
-    if lam < 2 or lam != int(lam):
-        raise ValueError(f"Thm 1 holds for integer orders >= 2 (lambda = {lam})")
-    lam = int(lam)
+    lam = _check(lam, k, n, eps0, "Thm 1")
     if eps0 == 0:
         return 0.0
     g = k / n
@@ -66,10 +67,7 @@ def rdp_upper(lam: int, *, k: int, n: int, eps0: float) -> float:
 
 def rdp_lower(lam: int, *, k: int, n: int, eps0: float) -> float:
     """Thm 2 (L149-153): a lower bound on one round's RDP at integer order lam >= 2 (closed form, see above)."""
-    _check(k, n, eps0)
-    if lam < 2 or lam != int(lam):
-        raise ValueError(f"Thm 2 holds for integer orders >= 2 (lambda = {lam})")
-    lam = int(lam)
+    lam = _check(lam, k, n, eps0, "Thm 2")
     if eps0 == 0:
         return 0.0
     g = k / n

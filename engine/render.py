@@ -48,7 +48,9 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
              f"- Trials per point: {r['trials']}{' (quick mode)' if r['quick'] else ''}; seed {r['seed']}",
              f"- Sweep: {r['sweep']['field'] + ' = ' + ', '.join(_fmt(p['value']) for p in r['points']) if r['sweep'] else 'none'}",
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
-             f"in {r['seconds']:.1f} s (Python {r['python']}; {', '.join(f'{k} {v}' for k, v in r['packages'].items())})",
+             f"in {r['seconds']:.1f} s" + (f" ({r['reused_trials']} trials reused from the result store)"
+                                             if r.get("reused_trials") else "")
+             + f" (Python {r['python']}; {', '.join(f'{k} {v}' for k, v in r['packages'].items())})",
              "", "## Checks", "", "| id | kind | theorem | verdict | measured | bound | confidence |",
              "|---|---|---|---|---|---|---|"]
     for ch in r["checks"]:

@@ -38,13 +38,14 @@ def run(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, tri
         per_trial = rounds * (K if K * K <= n else n)   # sampler values per trial
     used = int(min(trials, max(1000, budget // per_trial)))
     if used < trials:
-        attack += f"; {used} trials per side (of {trials} asked: the work budget)"
+        attack += f"; {used} transcripts per side (of {trials} asked: the work budget)"
     reads = mech_audit.canary_reads(event["sampling"], n=n, K=K, rounds=rounds)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 3], spawn_key=(value_key,)))
     pool = K if K * K <= n else n
     s_d, s_dp = mech_audit.scores(reads, rounds=rounds, shift=dist / K, sigma=float(params["sigma"]), q=q,
                                   trials=used, rng=rng, pool=pool)
     bound = stat_audit.lower_bound(s_d, s_dp, delta=float(params["delta0"]), confidence=confidence)
+    attack += "; half of them choose the test's threshold, the other half are counted"
     lb = bound.epsilon_lower
     return {"epsilon_lower": lb if math.isfinite(lb) else 1e300, "threshold": bound.threshold,
             "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper, "false_positives": bound.false_positives,

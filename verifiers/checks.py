@@ -151,7 +151,7 @@ def privacy_audit(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Cont
             verdict = "fail"
             reasons.append(f"lower bound {lb:.3g} > accountant's {acc:.3g} at {p.value}")
         rows.append({"point": p.value, "epsilon_audit_lower": lb, "epsilon_claimed": claimed,
-                     "epsilon_accountant": acc, "trials_per_side": a["trials_per_side"],
+                     "epsilon_accountant": acc, "counted_per_side": a["trials_per_side"],
                      "false_positives": a["false_positives"], "false_negatives": a["false_negatives"],
                      "fpr_upper": a["fpr_upper"], "fnr_upper": a["fnr_upper"], "shift": a["shift"],
                      "rounds": a["rounds"]})

@@ -146,7 +146,9 @@ def cmd_run(args) -> int:
     from engine import executors, render, runner
     from engine.store import Store
 
-    spec = spec_mod.load(args.spec)
+    spec = spec_mod.load_any(args.spec)
+    if getattr(spec, "kind", None) == "privacy_curve":
+        return _run_curve(spec, args)
     if args.scheduler and args.executor != "dask":
         raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
     try:
@@ -175,18 +177,10 @@ def cmd_run(args) -> int:
         if store is not None:
             store.close()
     json_path, md_path = render.write(results, Path(args.out))
-    width = max(len(c["id"]) for c in results["checks"])
     reused = f", {results['reused_trials']} reused from {args.store}" if results["reused_trials"] else ""
-    print(f"{spec.name}: {len(results['points'])} point(s) x {results['trials']} trials in {results['seconds']:.1f} s"
-          f"{reused}")
-    for c in results["checks"]:
-        expected = (spec.expect_quick.get(c["id"]) if args.quick else None) or spec.expect.get(c["id"])
-        note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"
-        print(f"  {c['id']:<{width}}  {c['kind']:<18} {c['verdict'].upper():<13}{note}")
+    _print_verdicts(spec, results, args.quick, md_path, json_path,
+                    f"{len(results['points'])} point(s) x {results['trials']} trials{reused}")
     counts = results["verdict_counts"]
-    print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive, "
-          f"{counts['inapplicable']} inapplicable")
-    print(f"report: {md_path}  (results: {json_path})")
     return 1 if counts["fail"] else 0
 
 
@@ -204,7 +198,7 @@ def cmd_validate(args) -> int:
             paths.append(p)
     for path in paths:
         try:
-            s = spec_mod.load(path)
+            s = spec_mod.load_any(path)
             print(f"ok: {path} ({s.name}: {len(s.checks)} checks)")
         except spec_mod.SpecError as e:
             print(f"error: {e}", file=sys.stderr)
@@ -253,6 +247,28 @@ def cmd_report(args) -> int:
 def cmd_schema(args) -> int:
     print(json.dumps(spec_mod.json_schema(), indent=1))
     return 0
+
+
+def _run_curve(spec, args) -> int:
+    from engine import curves, render
+
+    results = curves.run(spec, progress=_progress(args.quiet))
+    json_path, md_path = render.write(results, Path(args.out))
+    _print_verdicts(spec, results, args.quick, md_path, json_path, f"{len(results['points'])} point(s)")
+    return 1 if results["verdict_counts"]["fail"] else 0
+
+
+def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: str) -> None:
+    print(f"{spec.name}: {head} in {results['seconds']:.1f} s")
+    width = max(len(c["id"]) for c in results["checks"])
+    for c in results["checks"]:
+        expected = (spec.expect_quick.get(c["id"]) if quick else None) or spec.expect.get(c["id"])
+        note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"
+        print(f"  {c['id']:<{width}}  {c['kind']:<18} {c['verdict'].upper():<13}{note}")
+    counts = results["verdict_counts"]
+    print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive, "
+          f"{counts['inapplicable']} inapplicable")
+    print(f"report: {md_path}  (results: {json_path})")
 
 
 def cmd_privacy(args) -> int:

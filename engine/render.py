@@ -30,10 +30,66 @@ def write(results: dict, out_dir: Path) -> tuple[Path, Path]:
 def render(json_path: Path) -> Path:
     results = json.loads(Path(json_path).read_text())
     out_dir = Path(json_path).parent
-    figures = _plots(results, out_dir)
     md = out_dir / f"{results['name']}.md"
+    if results.get("kind") == "privacy_curve":
+        md.write_text(curve_markdown(results, _curve_plot(results, out_dir)))
+        return md
+    figures = _plots(results, out_dir)
     md.write_text(markdown(results, figures))
     return md
+
+
+def curve_markdown(r: dict, figure: str) -> str:
+    c = r["verdict_counts"]
+    field = r["sweep"]["field"]
+    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field}
+    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+             f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
+             f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             f"- Mechanism: {r['mechanism']}; bounds: {r['citation']}",
+             f"- Fixed: {', '.join(f'{k} = {_fmt(v)}' for k, v in fixed.items())}; swept: {field}",
+             f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
+             f"in {r['seconds']:.1f} s", "", f"![epsilon]({figure})", "",
+             f"| {field} | epsilon, Thm 1 (upper) | order | epsilon, Thm 2 (lower) | order |", "|---|---|---|---|---|"]
+    lines += [f"| {_fmt(p['value'])} | {_fmt(p['upper']['epsilon'])} | {_fmt(p['upper']['order'])} | "
+              f"{_fmt(p['lower']['epsilon'])} | {_fmt(p['lower']['order'])} |" for p in r["points"]]
+    if r["paper"]:
+        lines += ["", "## The paper's numbers next to ours", "",
+                  "Ours: Thm 1 + Lemma 1 (the paper's own bound), at the paper's setting where it says; the last "
+                  "column is the most rounds at which that bound still certifies the paper's epsilon.", "",
+                  f"| the paper's epsilon | what it is | at {field} | ours there | ours / paper | "
+                  f"rounds within the paper's epsilon |", "|---|---|---|---|---|---|"]
+        lines += [f"| {_fmt(p['paper_epsilon'])} | {p['what']} | {_fmt(p['at'])} | {_fmt(p['ours_thm1'])} | "
+                  f"{_fmt(p['ratio'])} | {_fmt(p['rounds_for_it'])} |" for p in r["paper"]]
+    for ch in r["checks"]:
+        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
+                  ch["summary"]]
+    return "\n".join(lines) + "\n"
+
+
+def _curve_plot(r: dict, out_dir: Path) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [p["value"] for p in r["points"]]
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax.plot(x, [p["upper"]["epsilon"] for p in r["points"]], "b-o", ms=3, label="Thm 1 (upper) + Lemma 1")
+    ax.plot(x, [p["lower"]["epsilon"] for p in r["points"]], "r-o", ms=3, label="Thm 2 (lower) + Lemma 1")
+    for p in r.get("paper", []):
+        ax.plot([p["at"]], [p["paper_epsilon"]], "k*", ms=9, label=f"paper: {p['what']}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r["sweep"]["field"])
+    ax.set_ylabel(f"epsilon at delta = {r['spec']['params']['delta']:g}")
+    ax.set_title(r["name"])
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    name = f"{r['name']}.png"
+    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return name
 
 
 def markdown(r: dict, figures: dict[str, str]) -> str:

@@ -358,7 +358,12 @@ def parse(raw: Any, file: str) -> Spec:
         raise SpecError(file, "", str(e)) from None
 
 
-def load(path: str | Path) -> Spec:
+def load_any(path: str | Path):
+    """A learning spec (Spec) or, with ``kind: privacy_curve``, a privacy-curve spec (engine/curve_spec.py)."""
+    return load(path, curves=True)
+
+
+def load(path: str | Path, curves: bool = False):
     p = Path(path)
     try:
         raw = yaml.safe_load(p.read_text())
@@ -372,6 +377,10 @@ def load(path: str | Path) -> Spec:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"
         raise SpecError(str(p), "", f"not valid YAML ({where}): {getattr(e, 'problem', e)}") from None
+    if curves and isinstance(raw, dict) and raw.get("kind") == "privacy_curve":
+        from engine.curve_spec import parse_curve
+
+        return parse_curve(raw, str(p))
     return parse(raw, str(p))
 
 

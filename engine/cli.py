@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
-    sub.add_parser("schema", help="print the JSON Schema of specs")
+    sch = sub.add_parser("schema", help="print the JSON Schema of specs")
+    sch.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
@@ -245,6 +246,11 @@ def cmd_report(args) -> int:
 
 
 def cmd_schema(args) -> int:
+    if args.curve:
+        from engine.curve_spec import CurveSpec
+
+        print(json.dumps(CurveSpec.model_json_schema(), indent=1))
+        return 0
     print(json.dumps(spec_mod.json_schema(), indent=1))
     return 0
 

@@ -92,6 +92,8 @@ def test_schema_is_json(capsys):
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert "threat_model" in schema["properties"]
+    assert main(["schema", "--curve"]) == 0
+    assert "mechanism" in json.loads(capsys.readouterr().out)["properties"]
 
 
 @pytest.mark.parametrize("trials", ["1", "x", "-3"])

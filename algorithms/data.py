@@ -138,12 +138,12 @@ class Records:
 
     def take(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """idx: (T, N, K) record indices per trial and silo -> X (T, N, K, d), y (T, N, K)."""
-        s = np.arange(self.N)[None, :, None]
         if self.fixed is not None:
             return _gather(self.fixed[0][None], self.fixed[1][None], idx, shared=True)
-        t = np.arange(self.trials)[:, None, None]
         if self.materialised:
             return _gather(self.X, self.y, idx, shared=False)
+        t = np.arange(self.trials)[:, None, None]
+        s = np.arange(self.N)[None, :, None]
         flat = ((t * self.N + s) * self.n + idx).ravel()
         seen = self._seen.reshape(-1)
         if seen[flat].any() or _has_repeats(idx):

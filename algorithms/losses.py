@@ -8,29 +8,33 @@ features of norm <= r (Assumption 1 of seed 004), which the calibrations use.
 """
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy.special import expit
 
 
-class LinearModelLoss:
-    """phi(z, y, xsq) with z = <w, x>, xsq = ||x||^2, plus the ridge term (mu/2)||w||^2."""
+class LinearModelLoss(abc.ABC):
+    """phi(z, y, xsq) with z = <w, x>, xsq = ||x||^2, plus the ridge term (mu/2)||w||^2. A loss defines
+    ``phi`` and ``constants``; a differentiable one also ``dphi``, a non-smooth one ``envelope``."""
 
     name = "?"
     mu: float = 0.0
     smooth = True
 
+    @abc.abstractmethod
     def phi(self, z: np.ndarray, y: np.ndarray, xsq: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """The loss of a record as a function of its margin z, label y and ||x||^2."""
 
     def dphi(self, z: np.ndarray, y: np.ndarray, xsq: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{self.name} is not differentiable: run on its Moreau envelope")
 
+    @abc.abstractmethod
     def constants(self, *, r: float, rho: float, y_max: float) -> tuple[float, float]:
         """(L, beta) of f(., (x, y)) on ||w|| <= rho for ||x|| <= r and |y| <= y_max."""
-        raise NotImplementedError
 
     def envelope(self, beta_s: float) -> LinearModelLoss:
         """The loss the algorithms differentiate for a non-smooth loss (its Moreau envelope)."""
@@ -147,4 +151,4 @@ class MoreauHinge(LinearModelLoss):
         return r + self.mu * rho, self.beta_s + self.mu
 
 
-LOSSES = {"squared": Squared, "logistic": Logistic, "hinge": Hinge}
+LOSSES: dict[str, Callable[..., LinearModelLoss]] = {"squared": Squared, "logistic": Logistic, "hinge": Hinge}

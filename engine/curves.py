@@ -3,16 +3,14 @@ and lower (Thm 2) bounds with Lemma 1, the checks, and the paper's stated values
 from __future__ import annotations
 
 import datetime as dt
-import platform
-import shlex
-import sys
 import time
 from dataclasses import asdict
 from typing import Callable
 
 from engine.curve_spec import CurveSpec
-from engine.runner import _jsonable, code_version, package_versions
-from verifiers import curve_checks, shuffle_001
+from engine.runner import _jsonable, run_stamp
+from verifiers import shuffle_001
+from verifiers.curve_checks import CURVE_CHECKS
 
 CITATION = f"{shuffle_001.SEED}, Thm 1 (L143-147), Thm 2 (L149-153), Lemma 1 (L80-82)"
 
@@ -31,7 +29,7 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
         point["seconds"] = time.perf_counter() - t0
         points.append(point)
         tick(1)
-    checks = [_jsonable(asdict(curve_checks.bounds_ordered(c.id, points, CITATION))) for c in spec.checks]
+    checks = [_jsonable(asdict(CURVE_CHECKS.get(c.kind)(c.id, points, CITATION))) for c in spec.checks]
     paper = []
     for pv in spec.paper:
         row = {"at": pv.at, "paper_epsilon": pv.epsilon, "what": pv.what, "ours_thm1": None, "ratio": None,
@@ -47,9 +45,7 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
             "sweep": {"field": spec.sweep.field}, "points": points, "checks": checks, "paper": paper,
             "verdict_counts": counts, "started": started.isoformat(timespec="seconds"),
             "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), "trials": 1, "quick": False,
-            "reused_trials": 0, "code_version": code_version(), "packages": package_versions(),
-            "python": platform.python_version(),
-            "command": " ".join(shlex.quote(a) for a in ["python", "-m", "engine"] + sys.argv[1:])}
+            "reused_trials": 0, **run_stamp()}
 
 
 def rounds_to_reach(spec: CurveSpec, eps: float, top: int = 10**7) -> int | None:

@@ -303,9 +303,14 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         "started": started.isoformat(timespec="seconds"),
         "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
         "reused_trials": sum(len(r) for r in rows.values()) - sum(len(u.trials) for u in units),
-        "code_version": code_version(), "packages": package_versions(), "python": platform.python_version(),
-        "command": " ".join(shlex.quote(a) for a in ["python", "-m", "engine"] + sys.argv[1:]),
+        **run_stamp(),
     }
+
+
+def run_stamp() -> dict:
+    """What every results file says about how it was made: code version, packages, Python, the command."""
+    return {"code_version": code_version(), "packages": package_versions(), "python": platform.python_version(),
+            "command": " ".join(shlex.quote(a) for a in ["python", "-m", "engine"] + sys.argv[1:])}
 
 
 def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:

@@ -1,6 +1,9 @@
 """Checks on privacy curves (engine/curves.py): data in, verdicts out."""
 from __future__ import annotations
 
+from typing import Callable
+
+from algorithms.registry import Registry
 from verifiers.checks import CheckResult
 
 REL_SLACK = 1e-9
@@ -22,3 +25,8 @@ def bounds_ordered(check_id: str, points: list[dict], citation: str) -> CheckRes
     return CheckResult(id=check_id, kind="bounds_ordered", theorem="shuffle.thm1_thm2", citation=citation,
                        verdict="fail" if bad else "pass", measured=worst["epsilon_lower_bound"],
                        bound=worst["epsilon_upper_bound"], confidence=1.0, summary=summary, rows=rows)
+
+
+CurveCheckFn = Callable[[str, list[dict], str], CheckResult]
+CURVE_CHECKS: Registry[CurveCheckFn] = Registry("curve check kind")
+CURVE_CHECKS.add("bounds_ordered", bounds_ordered)

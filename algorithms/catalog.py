@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from algorithms import acsa, calibration, mbsgd
+from algorithms import acsa, calibration, cldp, mbsgd
 from algorithms.registry import Registry
 
 MAX_ROUNDS = 2_000_000
@@ -40,6 +40,8 @@ class AlgorithmEntry:
     run: Callable
     one_pass: Callable[[str], bool]   # whether a variant reads each record at most once
     smoothing: str | None = None      # how a non-smooth loss is handled (None: smooth losses only)
+    threat_model: str = "isrl"        # the threat model its privacy theorem is about
+    single_pool: bool = False         # runs on one pool of n clients (data.N = 1)
 
 
 def _int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:
@@ -232,6 +234,44 @@ def multistage(*, R: int, beta: float, mu: float, V2: float, Delta: float) -> tu
     return tuple(stages)
 
 
+def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
+    """Algorithm 1 of seed 001 with Thm 3's step rule; k, T and eps_ldp default to the paper's MNIST run."""
+    p = dict(c)
+    prov = {key: "problem constant" for key in c}
+    n, d = int(c["n"]), int(c["d"])
+    if "k" in ov:
+        k, prov["k"] = int(ov["k"]), "override"
+    else:
+        k = max(1, round(n / 6))
+        prov["k"] = "round(n/6): the paper's MNIST ratio k/n = 10000/60000 (L197)"
+    if not 1 <= k <= n:
+        raise ResolutionError("algorithm.overrides.k", f"k = {k} clients per round must be in [1, n = {n}]")
+    if "T" in ov:
+        T, prov["T"] = int(ov["T"]), "override"
+    else:
+        T = math.ceil(200 * n / k)
+        prov["T"] = "200 epochs of n/k rounds (L197; the seed does not state T, n/k rounds per epoch is our reading)"
+    if T > MAX_ROUNDS:
+        raise ResolutionError("algorithm.overrides.T", f"T = {T} rounds (> {MAX_ROUNDS})")
+    if "eps_ldp" in ov:
+        eps_ldp, prov["eps_ldp"] = float(ov["eps_ldp"]), "override"
+    else:
+        eps_ldp, prov["eps_ldp"] = 1.5, "the paper's eps0 = 1.5 of R_inf in the MNIST run (L197)"
+    if "C" in ov:
+        C, prov["C"] = float(ov["C"]), "override"
+    else:
+        C = c["L_inf"]
+        prov["C"] = "L_inf = sup ||grad f||_inf on the data: clipping changes nothing (Thm 3's C-Lipschitz w.r.t. l_1)"
+    kappa = ((math.exp(eps_ldp) + 1) / math.expm1(eps_ldp)) ** 2
+    G = math.sqrt(d * C**2 + C**2 * d**2 * kappa / k)
+    prov["G"] = "Thm 3 (L181): G^2 = d C^2 + G_inf^2(C)/k, G_inf^2(C) = C^2 d^2 kappa (Remark 1, L185)"
+    prov["eta_rule"] = "eta_t = D/(G sqrt(t)) (Thm 3, L181)"
+    p.update(k=k, T=T, eps_ldp=eps_ldp, C=C, G=G, kappa=kappa, eta_rule=1, R=T, K=k)
+    prov["R"], prov["K"] = "= T (rounds)", "= k (clients per round)"
+    run_kwargs = dict(T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=c["D"] / 2, randomizer=variant)
+    return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
 ALGORITHMS: Registry[AlgorithmEntry] = Registry("algorithm")
 ALGORITHMS.add("noisy_mbsgd", AlgorithmEntry(
     name="noisy_mbsgd", description="Noisy ISRL-DP minibatch SGD (Algorithm 2)",
@@ -249,3 +289,8 @@ ALGORITHMS.add("accelerated_mbsgd_erm", AlgorithmEntry(
     citation="seed 004, Algorithm 1 (L200), Thm 4.1 / F.1 / F.2", privacy_theorem="isrl.thm4_1.privacy",
     overrides=("R", "K", "sigma", "beta_s"), variants=("erm",), resolve=resolve_acsa_erm, run=acsa.run,
     one_pass=lambda variant: False, smoothing="Moreau envelope with Thm F.2's beta (Lemma D.7)"))
+ALGORITHMS.add("cldp_sgd", AlgorithmEntry(
+    name="cldp_sgd", description="CLDP-SGD: client sampling, l_inf clipping, eps0-LDP randomizer R_inf, shuffling",
+    citation="seed 001, Algorithm 1 (L93-116), Thm 3 (L169-181)", privacy_theorem="shuffle.thm3.privacy",
+    overrides=("T", "k", "eps_ldp", "C"), variants=("r_inf",), resolve=resolve_cldp, run=cldp.run,
+    one_pass=lambda variant: False, smoothing=None, threat_model="shuffle", single_pool=True))

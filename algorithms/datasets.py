@@ -1,5 +1,9 @@
 """Real data sets that ship inside a package, prepared for federated ERM.
 
+``digits``: the 8x8 handwritten digits bundled with scikit-learn (1797 records, 64 pixel features with values
+0..16; a small MNIST). Pixels are divided by 16 (into [0, 1]) and, as for breast_cancer, every record is
+scaled by one common factor so that max ||x|| = r; the label is +1 for digits 5-9 and -1 for 0-4.
+
 ``breast_cancer``: the Wisconsin diagnostic breast cancer data bundled with scikit-learn (569 records,
 30 features, binary label; no download). Features are standardised and every record is scaled by
 the same factor so that max ||x|| = r exactly (the Lipschitz and smoothness constants then hold on the
@@ -52,15 +56,30 @@ def breast_cancer_arrays() -> tuple[np.ndarray, np.ndarray]:
     return X.astype(np.float64), np.where(y == 1, 1.0, -1.0)
 
 
+def digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_digits  # imported here: only the packaged data sets need scikit-learn
+
+    X, y = load_digits(return_X_y=True)
+    return X.astype(np.float64) / 16.0, np.where(y >= 5, 1.0, -1.0)
+
+
+def _standardised_breast_cancer() -> tuple[np.ndarray, np.ndarray]:
+    X, y = breast_cancer_arrays()
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+ARRAYS = {"breast_cancer": _standardised_breast_cancer, "digits": digits_arrays}
+RECORDS = {"breast_cancer": 569, "digits": 1797}
+
+
 def records_available(name: str) -> int:
-    return {"breast_cancer": 569}[name]
+    return RECORDS[name]
 
 
 def federated(name: str, *, N: int, n: int | None, radius: float, split: str, rng: np.random.Generator) -> SiloData:
     """The named data set dealt to N silos of n records (default: as many as fit)."""
-    X, y = breast_cancer_arrays()
-    X = (X - X.mean(axis=0)) / X.std(axis=0)
-    X *= radius / np.linalg.norm(X, axis=1).max()
+    X, y = ARRAYS[name]()
+    X = X * (radius / np.linalg.norm(X, axis=1).max())
     per = len(y) // N if n is None else n
     if per < 1 or per * N > len(y):
         raise ValueError(f"{name} has {len(y)} records: N = {N} silos of n = {per} do not fit")

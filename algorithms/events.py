@@ -1,7 +1,9 @@
-"""What an algorithm reports about the privacy-relevant work it actually ran."""
+"""What an algorithm reports about the privacy-relevant work it actually ran. Each event kind has a ``kind``
+tag, so stored events (plain dicts) come back as the right class (``from_dict``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
@@ -15,9 +17,43 @@ class GaussianRelease:
     accountant derives it from the loss's Lipschitz constant and K.
     """
 
+    kind: ClassVar[str] = "gaussian"
     sigma: float
     batch_size: int
     pool_size: int
     sampling: str
     rounds: int
     max_record_uses: int
+
+
+@dataclass(frozen=True)
+class ShuffledLDPRelease:
+    """Each round a uniform k-subset (without replacement) of the n clients ran the eps0-LDP randomizer on
+    its clipped gradient and the shuffler passed the server the multiset of the k messages (seed 001's
+    subsampled shuffle mechanism, eq. 3). ``rounds``: rounds run; ``max_record_uses``: the most rounds one
+    client took part in. The randomizer is named, so its output distribution can be checked exactly."""
+
+    kind: ClassVar[str] = "shuffled_ldp"
+    eps_ldp: float
+    batch_size: int
+    pool_size: int
+    randomizer: str
+    clip: float
+    dimension: int
+    rounds: int
+    max_record_uses: int
+    sampling: str = "without_replacement"
+
+
+Event = GaussianRelease | ShuffledLDPRelease
+EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease}
+
+
+def to_dict(event: Event) -> dict:
+    return {"kind": event.kind} | asdict(event)
+
+
+def from_dict(d: dict) -> Event:
+    """A stored event back as its class (events stored before the tag existed are Gaussian)."""
+    fields = {k: v for k, v in d.items() if k != "kind"}
+    return EVENT_KINDS[d.get("kind", "gaussian")](**fields)

@@ -1,23 +1,25 @@
 """What an optimiser run returns: the outputs, the privacy events it ran and its instrumentation."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
-from algorithms.events import GaussianRelease
+from algorithms.events import Event
 
 
 @dataclass(frozen=True)
 class RunOutput:
     w: np.ndarray                      # (T, d) the released model of each trial
-    events: tuple[GaussianRelease, ...]
+    events: tuple[Event, ...]
     noise_sq: np.ndarray               # (T,) sum of ||message - noiseless message||^2 over a trial's released messages
     noise_coords: np.ndarray           # (T,) how many coordinates those messages had
     grad_err: np.ndarray | None        # (T,) mean over rounds of ||g_r - grad F(query point)||^2 (synthetic only)
     rounds: int
     silo_rounds: np.ndarray            # (T,) the most rounds any silo of the trial released in
     record_uses: np.ndarray            # (T,) the most rounds any record of the trial was read in
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)   # further per-trial measurements, (T,) each
 
 
 def multiplicity_per_trial(idx: np.ndarray) -> np.ndarray:

@@ -209,11 +209,16 @@ def cmd_validate(args) -> int:
 
 def cmd_list(args) -> int:
     from algorithms.catalog import ALGORITHMS
+    from algorithms.ldp import RANDOMIZERS
     from algorithms.losses import LOSSES
     from verifiers.catalog import THEOREMS
     from verifiers.checks import CHECKS
+    from verifiers.curve_checks import CURVE_CHECKS
+    from verifiers.shuffle_baselines import BASELINES, CONVENTIONS
 
-    print("threat models:\n  isrl  inter-silo record-level DP (seed 004, Def. 2)")
+    print("threat models:")
+    for name, text in spec_mod.THREAT_MODELS.items():
+        print(f"  {name:<8} {text}")
     print("data sets:")
     for name, text in spec_mod.DATA_KINDS.items():
         print(f"  {name:<16} {text}; losses: {', '.join(spec_mod.LOSSES_FOR[name])}")
@@ -223,11 +228,20 @@ def cmd_list(args) -> int:
     print("algorithms:")
     for name, a in ALGORITHMS.items():
         smooth = f"non-smooth losses: {a.smoothing}" if a.smoothing else "smooth losses only"
-        print(f"  {name:<22} {a.description}; {a.citation}; overrides: {', '.join(a.overrides)}; {smooth}")
+        print(f"  {name:<22} [{a.threat_model}] {a.description}; {a.citation}; overrides: {', '.join(a.overrides)}; "
+              f"{smooth}" + (f"; variants: {', '.join(a.variants)}" if len(a.variants) > 1 or a.threat_model != "isrl"
+                             else ""))
+    print("local randomizers (variants of shuffle algorithms):")
+    for name, r in RANDOMIZERS.items():
+        print(f"  {name:<8} {r.source}")
     print("theorems:")
     for name, t in THEOREMS.items():
         print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")
     print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
+    print("privacy-curve check kinds:\n  " + "\n  ".join(CURVE_CHECKS.names()))
+    print("privacy-curve baselines (seed 001, Figure 2):")
+    for name, text in BASELINES.items():
+        print(f"  {name:<12} {text}; conventions: {', '.join(CONVENTIONS)}")
     return 0
 
 

@@ -8,7 +8,8 @@ from typing import Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from engine.spec import Problem, SpecError, Strict, _choice_message, _format
-from verifiers.curve_checks import CURVE_CHECKS
+from verifiers.curve_checks import CURVE_CHECKS, OWN_CURVES
+from verifiers.shuffle_baselines import BASELINES
 
 CURVE_MECHANISMS = ("subsampled-shuffle",)
 CURVE_FIELDS = {"subsampled-shuffle": ("T", "n", "k", "eps0")}
@@ -27,9 +28,27 @@ class CurveSweep(Strict):
     values: list[float] = Field(min_length=2)
 
 
+class Baseline(Strict):
+    name: Literal["rdp_shuffle", "fmt_kov"] = Field(description="; ".join(f"{k}: {v}" for k, v in BASELINES.items()))
+    convention: Literal["as_stated", "authors_script"] = Field(
+        "as_stated", description="as_stated: the sources' theorems; authors_script: what seed 001's authors' Figure 2 "
+                                 "notebook computes (verifiers/shuffle_baselines.py)")
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.convention}"
+
+
 class CurveCheck(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: str
+    curve: str | None = Field(None, description="ratio_claim: the baseline curve (name:convention) divided by Thm 1")
+    at: float | None = Field(None, description="ratio_claim: the swept value the paper states the ratio at")
+    ratio: float | None = Field(None, gt=0, description="ratio_claim: the paper's ratio")
+    tol: float = Field(0.15, gt=0, lt=1, description="ratio_claim: relative tolerance (the paper reads it off a figure)")
+    order: list[str] = Field(default_factory=list,
+                             description="curves_ordered: curves from smallest to largest epsilon (thm1, thm2 or "
+                                         "name:convention of a baseline)")
 
     @field_validator("kind")
     @classmethod
@@ -53,6 +72,7 @@ class CurveSpec(Strict):
     sweep: CurveSweep
     checks: list[CurveCheck] = Field(min_length=1)
     paper: list[PaperValue] = Field(default_factory=list)
+    baselines: list[Baseline] = Field(default_factory=list, description="the paper's comparison curves")
     expect: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
     expect_quick: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
     notes: str = ""
@@ -63,6 +83,17 @@ class CurveSpec(Strict):
         for key in self.expect:
             if key not in ids:
                 raise Problem(f"expect.{key}", _choice_message("expect key (a check id)", key, ids))
+        curves = list(OWN_CURVES) + [b.label for b in self.baselines]
+        for i, c in enumerate(self.checks):
+            for name in ([c.curve] if c.curve else []) + c.order:
+                if name not in curves:
+                    raise Problem(f"checks.{i}", _choice_message("curve", name, curves))
+            if c.kind == "ratio_claim" and (c.curve is None or c.at is None or c.ratio is None):
+                raise Problem(f"checks.{i}", "a ratio_claim check needs curve, at and ratio")
+            if c.kind == "ratio_claim" and c.at not in self.sweep.values:
+                raise Problem(f"checks.{i}.at", f"{c.at} is not one of the sweep values")
+            if c.kind == "curves_ordered" and len(c.order) < 2:
+                raise Problem(f"checks.{i}.order", "a curves_ordered check needs at least two curves")
         if self.paper and self.sweep.field != "T" and any(pv.at is None for pv in self.paper):
             raise Problem("paper", "a paper value without 'at' needs a sweep over T (ours is solved for T)")
         for v in self.sweep.values:

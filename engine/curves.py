@@ -9,7 +9,7 @@ from typing import Callable
 
 from engine.curve_spec import CurveSpec
 from engine.runner import _jsonable, run_stamp
-from verifiers import shuffle_001
+from verifiers import shuffle_001, shuffle_baselines
 from verifiers.curve_checks import CURVE_CHECKS
 
 CITATION = f"{shuffle_001.SEED}, Thm 1 (L143-147), Thm 2 (L149-153), Lemma 1 (L80-82)"
@@ -22,14 +22,19 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
     for v in spec.sweep.values:
         p = spec.point(v)
         t0 = time.perf_counter()
-        point = {"value": v, "params": p}
+        point: dict = {"value": v, "params": p}
         for bound in ("upper", "lower"):
             r = shuffle_001.epsilon(bound, k=p["k"], n=p["n"], eps0=p["eps0"], T=p["T"], delta=p["delta"])
             point[bound] = {"epsilon": r.epsilon, "order": r.order, "grid_top": r.grid_top}
+        point["baselines"] = {}
+        for b in spec.baselines:
+            val = shuffle_baselines.baseline(b.name, k=p["k"], n=p["n"], eps0=p["eps0"], T=p["T"], delta=p["delta"],
+                                             convention=b.convention)
+            point["baselines"][b.label] = {"epsilon": val.epsilon, "order": val.order}
         point["seconds"] = time.perf_counter() - t0
         points.append(point)
         tick(1)
-    checks = [_jsonable(asdict(CURVE_CHECKS.get(c.kind)(c.id, points, CITATION))) for c in spec.checks]
+    checks = [_jsonable(asdict(CURVE_CHECKS.get(c.kind)(c, points, CITATION))) for c in spec.checks]
     paper = []
     for pv in spec.paper:
         row = {"at": pv.at, "paper_epsilon": pv.epsilon, "what": pv.what, "ours_thm1": None, "ratio": None,
@@ -42,7 +47,8 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
     counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "fail", "inconclusive", "inapplicable")}
     return {"schema": 1, "kind": "privacy_curve", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": CITATION,
-            "sweep": {"field": spec.sweep.field}, "points": points, "checks": checks, "paper": paper,
+            "sweep": {"field": spec.sweep.field}, "points": points,
+            "baselines": {b.label: shuffle_baselines.BASELINES[b.name] + f" ({b.convention})" for b in spec.baselines}, "checks": checks, "paper": paper,
             "verdict_counts": counts, "started": started.isoformat(timespec="seconds"),
             "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), "trials": 1, "quick": False,
             "reused_trials": 0, **run_stamp()}

@@ -15,7 +15,7 @@ from algorithms.classification import make_sphere_classification
 from algorithms.data import SphereLinear, make_sphere_linear
 from algorithms.losses import LOSSES, LinearModelLoss
 from algorithms.risk import DataSetRisk
-from engine.spec import Spec, SpecError
+from engine.spec import PackagedData, Spec, SpecError
 
 
 @dataclass
@@ -38,7 +38,7 @@ def build(spec: Spec, problem_seed: int, point_rng: np.random.Generator) -> Prob
     rho = lspec.diameter / 2
     base: dict[str, float] = {"mu": lspec.mu, "D": lspec.diameter}
     prov = {"mu": "spec (loss.mu)", "D": "spec (loss.diameter)"}
-    if data.kind != "breast_cancer":
+    if not isinstance(data, PackagedData):
         base |= {"n": data.n, "d": data.d}
     if data.kind == "sphere_linear":
         pop = make_sphere_linear(np.random.default_rng(problem_seed), d=data.d, N=data.N, radius=data.radius,
@@ -49,6 +49,7 @@ def build(spec: Spec, problem_seed: int, point_rng: np.random.Generator) -> Prob
                             f"{np.linalg.norm(pop.w_opt):.3g}) must lie inside the ball of diameter D")
         consts = base | pop.constants()
         prov |= {k: "closed form (algorithms/data.py)" for k in ("L", "beta", "phi2", "v2", "Delta", "risk_max")}
+        consts["L_inf"], prov["L_inf"] = consts["L"], "bounded by L (||g||_inf <= ||g||_2)"
         if data.mode == "sco":
             return Problem(loss, consts, prov, population=pop, population_risk=_exact(pop), grad_F=pop.grad_F,
                            note="SCO: every trial draws a fresh data set; population excess risk in closed form")
@@ -59,7 +60,8 @@ def build(spec: Spec, problem_seed: int, point_rng: np.random.Generator) -> Prob
                                           radius=data.radius, w_norm=data.w_norm, heterogeneity=data.heterogeneity)
         L, beta = loss.constants(r=data.radius, rho=rho, y_max=1.0)
         consts = base | {"L": L, "beta": beta, "phi2": L**2, "v2": 0.0 if data.heterogeneity == 0 else 4 * L**2,
-                         "risk_max": L * lspec.diameter}
+                         "risk_max": L * lspec.diameter, "L_inf": L}
+        prov["L_inf"] = "bounded by L (||g||_inf <= ||g||_2)"
         prov |= {"L": f"{loss.name}: sup-gradient bound on the ball", "beta": f"{loss.name}: smoothness",
                  "phi2": "upper bound L^2 (no closed form)", "v2": "0 for i.i.d. silos, else the bound (2L)^2"}
         if data.mode == "erm":
@@ -84,8 +86,11 @@ def build(spec: Spec, problem_seed: int, point_rng: np.random.Generator) -> Prob
     except ValueError as e:
         raise SpecError("spec", "data", str(e)) from None
     L, beta = loss.constants(r=silo.radius, rho=rho, y_max=silo.y_max)
+    # |phi'| <= 1 for the losses packaged data allow (logistic, hinge), so ||grad f||_inf <= max|x_j| + mu rho
+    L_inf = loss.constants(r=float(np.abs(silo.X).max()), rho=rho, y_max=silo.y_max)[0]
     consts = base | {"L": L, "beta": beta, "phi2": L**2, "v2": 4 * L**2, "risk_max": L * lspec.diameter,
-                     "d": silo.d, "n": silo.n}
+                     "d": silo.d, "n": silo.n, "L_inf": L_inf}
+    prov["L_inf"] = "sup ||grad f||_inf <= max_ij |x_ij| + mu rho (|phi'| <= 1)"
     prov |= {"L": f"{loss.name}: sup-gradient bound, max ||x|| = {silo.radius:g}", "beta": f"{loss.name}: smoothness",
              "phi2": "upper bound L^2", "v2": "upper bound (2L)^2", "risk_max": "upper bound L D",
              "d": silo.source, "n": "records per silo"}
@@ -98,6 +103,8 @@ def _exact(pop: SphereLinear) -> Callable[[np.ndarray], tuple[np.ndarray, np.nda
 
 def _erm(loss, X, y, rho, consts, prov, *, population, what: str) -> Problem:
     risk = DataSetRisk.build(loss, X.reshape(-1, X.shape[-1]), y.reshape(-1), rho)
+    if "L_inf" not in consts:
+        consts, prov = consts | {"L_inf": consts["L"]}, prov | {"L_inf": "bounded by L (||g||_inf <= ||g||_2)"}
     consts = consts | {"Delta": risk.at_zero(),
                        "risk_max": min(consts["L"] * 2 * rho, loss.sup_on_ball(rho, risk.X, risk.y) - risk.minimum.value)}
     prov = prov | {"Delta": "F_X(0) - F_X* of the data set",

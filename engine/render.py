@@ -50,9 +50,16 @@ def curve_markdown(r: dict, figure: str) -> str:
              f"- Fixed: {', '.join(f'{k} = {_fmt(v)}' for k, v in fixed.items())}; swept: {field}",
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
              f"in {r['seconds']:.1f} s", "", f"![epsilon]({figure})", "",
-             f"| {field} | epsilon, Thm 1 (upper) | order | epsilon, Thm 2 (lower) | order |", "|---|---|---|---|---|"]
+             f"| {field} | epsilon, Thm 1 (upper) | order | epsilon, Thm 2 (lower) | order |"
+             + "".join(f" {b} |" for b in r.get("baselines", {})),
+             "|---|---|---|---|---|" + "---|" * len(r.get("baselines", {}))]
     lines += [f"| {_fmt(p['value'])} | {_fmt(p['upper']['epsilon'])} | {_fmt(p['upper']['order'])} | "
-              f"{_fmt(p['lower']['epsilon'])} | {_fmt(p['lower']['order'])} |" for p in r["points"]]
+              f"{_fmt(p['lower']['epsilon'])} | {_fmt(p['lower']['order'])} |"
+              + "".join(f" {_fmt(p['baselines'][b]['epsilon'])} |" for b in r.get("baselines", {}))
+              for p in r["points"]]
+    if r.get("baselines"):
+        lines += ["", "Baselines (the paper's comparison curves; formulas and conventions in "
+                  "verifiers/shuffle_baselines.py):", ""] + [f"- `{b}`: {what}" for b, what in r["baselines"].items()]
     if r["paper"]:
         lines += ["", "## The paper's numbers next to ours", "",
                   "Ours: Thm 1 + Lemma 1 (the paper's own bound), at the paper's setting where it says; the last "
@@ -75,8 +82,14 @@ def _curve_plot(r: dict, out_dir: Path) -> str:
 
     x = [p["value"] for p in r["points"]]
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    ax.plot(x, [p["upper"]["epsilon"] for p in r["points"]], "b-o", ms=3, label="Thm 1 (upper) + Lemma 1")
+    ax.plot(x, [p["upper"]["epsilon"] for p in r["points"]], "b-o", ms=3, lw=2.5, alpha=0.8, zorder=5,
+            label="Thm 1 (upper) + Lemma 1")
     ax.plot(x, [p["lower"]["epsilon"] for p in r["points"]], "r-o", ms=3, label="Thm 2 (lower) + Lemma 1")
+    styles = {"rdp_shuffle": "k", "fmt_kov": "m"}
+    for b in r.get("baselines", {}):
+        name, conv = b.split(":")
+        ax.plot(x, [p["baselines"][b]["epsilon"] for p in r["points"]], styles[name] + ("-" if conv == "as_stated" else ":"),
+                marker="s" if conv == "as_stated" else "x", ms=3, lw=1, zorder=6, label=f"{b}")
     for p in r.get("paper", []):
         ax.plot([p["at"]], [p["paper_epsilon"]], "k*", ms=9, label=f"paper: {p['what']}")
     ax.set_xscale("log")

@@ -21,13 +21,13 @@ from typing import Callable
 import numpy as np
 
 import engine
+from algorithms import events as ev_
 from algorithms import optimum
 from algorithms.catalog import ALGORITHMS, ResolutionError
 from algorithms.data import Records
-from algorithms.events import GaussianRelease
 from algorithms.streams import streams_for
 from engine import audit, executors, problem
-from engine.spec import SWEEPABLE, Spec, SpecError, validated, with_value
+from engine.spec import PACKAGED, SWEEPABLE, Spec, SpecError, validated, with_value
 from engine.store import Store, code_hash, run_key
 from verifiers.catalog import THEOREMS
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
@@ -104,7 +104,7 @@ def run_unit(unit: Unit) -> dict:
     except ResolutionError as e:
         raise SpecError("spec", e.field, str(e)) from None
     n = int(consts["n"])
-    train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
+    train_loss = prob.loss if prob.loss.smooth or entry.smoothing is None else prob.loss.envelope(res.params["beta_s"])
     needs = set(unit.needs)
     materialise = not (one_pass and STREAM_ONE_PASS) or "empirical_excess_risk" in needs
     ps = point_seed(unit.seed, unit.value)
@@ -129,15 +129,15 @@ def run_unit(unit: Unit) -> dict:
             part["grad_variance"] = out.grad_err
         if "empirical_excess_risk" in needs:
             part["empirical_excess_risk"] = _empirical(prob, records, out.w, spec.loss)
+        part.update(out.extra)
         for k, v in part.items():
             cols.setdefault(k, []).append(np.asarray(v))
     col = {k: np.concatenate(v) for k, v in cols.items()}
     meas = {k: v for k, v in col.items() if k not in ("noise_sq", "noise_coords", "silo_rounds", "record_uses")}
-    ev = out.events[0]
+    event = {k: v for k, v in ev_.to_dict(out.events[0]).items() if k not in ("rounds", "max_record_uses")}
     seconds = time.perf_counter() - t0
     info = {"params": {k: float(v) for k, v in res.params.items()}, "provenance": prob.provenance | res.provenance,
-            "overridden": sorted(res.overridden), "event": {"sigma": ev.sigma, "batch_size": ev.batch_size,
-                                                            "pool_size": ev.pool_size, "sampling": ev.sampling},
+            "overridden": sorted(res.overridden), "event": event,
             "systematic": prob.systematic, "data_mode": prob.note, "materialised": materialise}
     rows = {t: {"m": {k: float(v[k_]) for k, v in meas.items()}, "noise_sq": float(col["noise_sq"][k_]),
                 "noise_coords": int(col["noise_coords"][k_]), "silo_rounds": int(col["silo_rounds"][k_]),
@@ -219,7 +219,7 @@ def chunk_size(spec: Spec, trials: int, needs: set[str]) -> int:
     """Trials per unit: as many as the memory budget allows (records are the big arrays)."""
     entry = ALGORITHMS.get(spec.algorithm.kind)
     one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
-    if spec.data.kind == "breast_cancer" or spec.data.mode == "erm":
+    if spec.data.kind in PACKAGED or spec.data.mode == "erm":
         return trials
     n, d = spec.data.n, spec.data.d
     streamed = one_pass and STREAM_ONE_PASS and "empirical_excess_risk" not in needs
@@ -317,17 +317,17 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
     entry = ALGORITHMS.get(spec.algorithm.kind)
     pts = [Point(value=p["value"], params=p["params"], overridden=frozenset(p["overridden"]),
                  measurements={k: np.asarray(v) for k, v in p["measurements"].items()},
-                 events=tuple(GaussianRelease(**e) for e in p["events"]),
+                 events=tuple(ev_.from_dict(e) for e in p["events"]),
                  noise_sq_sum=p["noise_sq_sum"], noise_coords=p["noise_coords"],
                  systematic=p.get("systematic", {}), audit=p.get("audit")) for p in points]
-    ctx = Context(algorithm=entry.name, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
+    ctx = Context(algorithm=entry.name, threat_model=spec.threat_model.kind, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
                   privacy_theorem=THEOREMS.get(entry.privacy_theorem))
     out = []
     for c in spec.checks:
         thm = THEOREMS.get(c.theorem or entry.privacy_theorem)
         cs = CheckSpec(id=c.id, kind=c.kind, theorem=thm.name, variable=c.variable, term=c.term, tol=c.tol,
                        confidence=c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95), min_rounds=c.min_rounds,
-                       audit_trials=c.audit_trials)
+                       audit_trials=c.audit_trials, saturation=c.saturation)
         out.append(_jsonable(asdict(CHECKS.get(c.kind)(cs, thm, pts, ctx))))
     return out
 

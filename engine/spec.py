@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from algorithms import datasets
 from algorithms.catalog import ALGORITHMS
 from algorithms.registry import UnknownName
 from verifiers.catalog import THEOREMS
@@ -17,7 +18,12 @@ from verifiers.checks import CHECKS
 
 # sweepable numeric fields -> the theorem symbol they set
 SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
-             "threat_model.delta": "delta0"}
+             "threat_model.delta": "delta0", "algorithm.overrides.T": "T"}
+WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fields that take whole numbers
+THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each silo's transcript is (eps, delta)-DP "
+                         "in its own records",
+                 "shuffle": "shuffle model (seed 001): clients randomize locally, a trusted shuffler hands the "
+                            "server the multiset of messages, whose view is (eps, delta)-DP"}
 
 
 class SpecError(Exception):
@@ -32,8 +38,9 @@ class Strict(BaseModel):
 
 
 class ThreatModel(Strict):
-    kind: Literal["isrl"] = Field(description="isrl = inter-silo record-level DP (seed 004, Def. 2)")
-    epsilon: float = Field(gt=0, description="epsilon_0 of every silo's transcript")
+    kind: Literal["isrl", "shuffle"] = Field(description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
+    epsilon: float = Field(gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of the "
+                                             "server's shuffled view (shuffle)")
     delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
 
 
@@ -75,21 +82,25 @@ class SphereLogisticData(Strict):
 
 
 class PackagedData(Strict):
-    kind: Literal["breast_cancer"] = Field(description="scikit-learn's bundled Wisconsin breast cancer data (569 x 30)")
-    N: int = Field(ge=1, le=569, description="silos")
-    n: int | None = Field(None, ge=1, le=569, description="records per silo (default: floor(569 / N))")
+    kind: Literal["breast_cancer", "digits"] = Field(
+        description="scikit-learn's bundled Wisconsin breast cancer data (569 x 30) or 8x8 digits (1797 x 64)")
+    N: int = Field(ge=1, le=1797, description="silos")
+    n: int | None = Field(None, ge=1, le=1797, description="records per silo (default: all that fit)")
     radius: float = Field(1.0, gt=0, description="records are scaled so that max ||x|| = radius")
     split: Literal["random", "label_skew"] = Field("random", description="how records are dealt to silos")
     participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
     mode: Literal["erm"] = Field("erm", description="a fixed data set: ERM only")
 
 
+PACKAGED = ("breast_cancer", "digits")
 Data = Annotated[SphereLinearData | SphereLogisticData | PackagedData, Field(discriminator="kind")]
 DATA_KINDS = {"sphere_linear": "synthetic linear regression, x uniform on a sphere, closed-form population risk",
               "sphere_logistic": "synthetic logistic-model classification, population risk on a large independent sample",
-              "breast_cancer": "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM"}
+              "breast_cancer": "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM",
+              "digits": "scikit-learn's bundled 8x8 digits (1797 records, d = 64, label: digit >= 5), dealt to N "
+                        "silos; ERM"}
 LOSSES_FOR = {"sphere_linear": ("squared",), "sphere_logistic": ("logistic", "hinge"),
-              "breast_cancer": ("logistic", "hinge")}
+              "breast_cancer": ("logistic", "hinge"), "digits": ("logistic", "hinge")}
 
 
 class Loss(Strict):
@@ -124,6 +135,11 @@ class Check(Strict):
     min_rounds: int = Field(20, ge=1)
     audit_trials: int = Field(100_000, ge=1000, le=10_000_000,
                               description="privacy_audit: transcripts simulated on each side of the neighbouring pair")
+    saturation: Literal["bound", "measured"] = Field(
+        "bound", description="rate: a point is saturated (no rate can show) where the theorem's bound with its "
+                             "constants set to 1 reaches min(sup_W F - F*, F(w0) - F*) (bound), or where the "
+                             "measured mean reaches half of it (measured: for O() theorems whose constant-1 bound "
+                             "is far above the measured risk)")
 
     @field_validator("kind")
     @classmethod
@@ -139,7 +155,7 @@ class Check(Strict):
         return v
 
 
-PRIVACY_KINDS = ("noise_calibration", "privacy_accounting", "privacy_audit")
+PRIVACY_KINDS = ("noise_calibration", "privacy_accounting", "privacy_audit", "ldp_exact")
 
 
 class Sweep(Strict):
@@ -184,6 +200,14 @@ class Problem(ValueError):
 def consistency(spec: Spec) -> None:
     """Cross-field rules, each raising Problem(field path, message)."""
     entry = ALGORITHMS.get(spec.algorithm.kind)
+    if entry.threat_model != spec.threat_model.kind:
+        runs = [a for a in ALGORITHMS.names() if ALGORITHMS.get(a).threat_model == spec.threat_model.kind]
+        raise Problem("threat_model.kind", f"{spec.threat_model.kind!r}: {spec.algorithm.kind} is analysed under "
+                                           f"{entry.threat_model!r}; algorithms for {spec.threat_model.kind!r}: "
+                                           f"{', '.join(runs)}")
+    if entry.single_pool and spec.data.N != 1:
+        raise Problem("data.N", f"{spec.data.N}: {spec.algorithm.kind} runs on one pool of n clients with one record "
+                                f"each; set N = 1")
     if spec.algorithm.variant is not None and spec.algorithm.variant not in entry.variants:
         raise Problem("algorithm.variant", _choice_message("variant", spec.algorithm.variant, list(entry.variants)))
     for k, v in spec.algorithm.overrides.items():
@@ -202,12 +226,12 @@ def consistency(spec: Spec) -> None:
     part = spec.data.participation
     if part is not None and not (part.low <= part.high <= spec.data.N):
         raise Problem("data.participation", f"low = {part.low}, high = {part.high}: need 1 <= low <= high <= N = {spec.data.N}")
-    if spec.data.kind == "breast_cancer":
-        _fits_packaged(spec.data.N, spec.data.n, "data")
+    if spec.data.kind in PACKAGED:
+        _fits_packaged(spec.data.kind, spec.data.N, spec.data.n, "data")
         if spec.sweep is not None and spec.sweep.field in ("data.n", "data.N"):
             for v in spec.sweep.values:
                 N, n = (spec.data.N, int(v)) if spec.sweep.field == "data.n" else (int(v), spec.data.n)
-                _fits_packaged(N, n, "sweep.values")
+                _fits_packaged(spec.data.kind, N, n, "sweep.values")
     allowed_losses = LOSSES_FOR[spec.data.kind]
     if spec.loss.kind not in allowed_losses:
         raise Problem("loss.kind", f"{spec.loss.kind!r} does not fit data kind {spec.data.kind}; allowed: "
@@ -216,11 +240,24 @@ def consistency(spec: Spec) -> None:
         raise Problem("loss.kind", f"{spec.algorithm.kind} is analysed for smooth losses only; hinge is not smooth "
                                    f"(algorithms with a Moreau-envelope path: "
                                    f"{', '.join(n for n in ALGORITHMS.names() if ALGORITHMS.get(n).smoothing)})")
+    if spec.sweep is not None:
+        if spec.sweep.field.startswith("data.") and spec.sweep.field[5:] not in type(spec.data).model_fields:
+            raise Problem("sweep.field", f"data kind {spec.data.kind} has no field {spec.sweep.field[5:]!r}")
+        if spec.sweep.field.startswith("algorithm.overrides."):
+            swept = spec.sweep.field.rsplit(".", 1)[1]
+            if swept not in entry.overrides:
+                raise Problem("sweep.field", f"{spec.algorithm.kind} has no parameter {swept!r} to sweep; its "
+                                             f"overrides: {', '.join(entry.overrides)}")
     strong = spec.loss.mu > 0
     available = measurable(spec)
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
         name = c.theorem or (entry.privacy_theorem if c.kind in PRIVACY_KINDS else None)
+        model = {"noise_calibration": "isrl", "ldp_exact": "shuffle", "unbiased": "shuffle"}.get(c.kind)
+        if model is not None and model != spec.threat_model.kind:
+            raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {model} threat model (the Gaussian "
+                                        f"noise of a silo, or a client's local randomizer); this spec's is "
+                                        f"{spec.threat_model.kind}")
         if name is None:
             raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
         thm = THEOREMS.get(name)
@@ -246,8 +283,6 @@ def consistency(spec: Spec) -> None:
             if c.term is not None and c.term not in thm.terms:
                 raise Problem(f"{at}.term", _choice_message(f"term of {name}", c.term, list(thm.terms)))
     if spec.sweep is not None:
-        if spec.sweep.field.startswith("data.") and spec.sweep.field[5:] not in type(spec.data).model_fields:
-            raise Problem("sweep.field", f"data kind {spec.data.kind} has no field {spec.sweep.field[5:]!r}")
         for v in spec.sweep.values:
             try:
                 _check_sweep_value(spec.sweep.field, v)
@@ -255,17 +290,18 @@ def consistency(spec: Spec) -> None:
                 raise Problem("sweep.values", str(e)) from None
 
 
-def _fits_packaged(N: int, n: int | None, at: str) -> None:
-    total = 569
+def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:
+    total = datasets.records_available(kind)
     if N > total or (n is not None and n * N > total):
-        raise Problem(at, f"N = {N} silos of n = {n} records need {N * (n or 1)} records; breast_cancer has {total}")
+        where = at if at != "data" else ("data.N" if N > total else "data.n")
+        raise Problem(where, f"N = {N} silos of n = {n} records need {N * (n or 1)} records; {kind} has {total}")
 
 
 def measurable(spec: Spec) -> set[str]:
     """The quantities the engine can measure for this data set, loss and algorithm."""
-    out = {"sigma"}
+    out = {"sigma"} if spec.threat_model.kind == "isrl" else {"epsilon", "ldp_variance", "ldp_bias"}
     d, one_pass = spec.data, _one_pass(spec)
-    if d.kind != "breast_cancer" and d.mode == "sco":
+    if d.kind not in PACKAGED and d.mode == "sco":
         out.add("excess_risk")
     if d.mode == "erm" or spec.loss.kind == "squared":
         out.add("empirical_excess_risk")
@@ -288,7 +324,7 @@ def _one_pass(spec: Spec) -> bool:
 
 
 def _check_sweep_value(field: str, v: float) -> None:
-    if field in ("data.n", "data.d", "data.N") and (v != int(v) or v < 1):
+    if field in WHOLE and (v != int(v) or v < 1):
         raise ValueError(f"sweep value {v} for {field} must be a whole number >= 1")
     if field == "threat_model.epsilon" and v <= 0:
         raise ValueError(f"sweep value {v} for {field} must be > 0")
@@ -302,7 +338,8 @@ def _choice_message(what: str, value: Any, allowed: list[str]) -> str:
     return f"unknown {what} {value!r}{did}; allowed: {', '.join(allowed)}"
 
 
-DATA_MODELS: dict[str, type[BaseModel]] = {"sphere_linear": SphereLinearData, "sphere_logistic": SphereLogisticData, "breast_cancer": PackagedData}
+DATA_MODELS: dict[str, type[BaseModel]] = {"sphere_linear": SphereLinearData, "sphere_logistic": SphereLogisticData,
+                                           "breast_cancer": PackagedData, "digits": PackagedData}
 
 
 def _format(err: Any, raw: Any, model: type[BaseModel]) -> tuple[str, str]:
@@ -387,12 +424,11 @@ def load(path: str | Path, curves: bool = False):
 def with_value(spec: Spec, field: str, value: float) -> Spec:
     """A copy of the spec with one numeric field set (sweeps never mutate)."""
     raw = spec.model_dump()
-    head, _, tail = field.partition(".")
-    cast = int if field in ("data.n", "data.d", "data.N") else float
-    if tail:
-        raw[head][tail] = cast(value)
-    else:
-        raw[head] = cast(value)
+    *path, last = field.split(".")
+    cur = raw
+    for part in path:
+        cur = cur[part]
+    cur[last] = (int if field in WHOLE else float)(value)
     return validated(raw)
 
 

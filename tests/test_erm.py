@@ -89,7 +89,7 @@ def test_hinge_runs_on_its_moreau_envelope_with_thm_d2_beta():
     ({"checks": [{"id": "b", "kind": "bound", "theorem": "isrl.lemma_d6_1"}]}, "checks.0.theorem"),  # needs smooth
     ({"checks": [{"id": "b", "kind": "bound", "theorem": "isrl.alg2.population_explicit"}]}, "checks.0.theorem"),
     ({"data": {"kind": "breast_cancer", "N": 600}}, "data.N"),
-    ({"data": {"kind": "breast_cancer", "N": 4, "n": 200}}, "data"),
+    ({"data": {"kind": "breast_cancer", "N": 4, "n": 200}}, "data.n"),
     ({"sweep": {"field": "data.d", "values": [5, 10, 20]}}, "sweep.field"),
 ])
 def test_inconsistent_erm_and_nonsmooth_specs_are_refused(change, field):

@@ -7,6 +7,10 @@ one record moves the mean by at most 2L/K (seed L672), so the noise multiplier i
 z = sigma / (2L/K) = sigma K / (2L). The RDP accountant (sampling without replacement) takes z as it is;
 the PLD accountant reads a Gaussian's multiplier under REPLACE_ONE against one record's norm bound L/K
 and doubles the sensitivity itself, so it is handed 2z = sigma K / L.
+
+A shuffled LDP release (seed 001's subsampled shuffle mechanism, CLDP-SGD) has no library accountant: its
+epsilon is seed 001's Thm 1 composed over the rounds and converted by Lemma 1 (verifiers/shuffle_001.py),
+which is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is reported next to it.
 """
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from algorithms.events import GaussianRelease
+from algorithms.events import Event, GaussianRelease, ShuffledLDPRelease
+from verifiers import shuffle_001
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
 # Renyi orders: dense near 1 and wide enough that the optimum is never at the grid's edge in our specs
@@ -23,6 +28,16 @@ RDP_ORDERS = tuple([1 + x / 20 for x in range(1, 100)] + list(range(6, 64)) + [6
 
 def noise_multiplier(event: GaussianRelease, L: float) -> float:
     return event.sigma * event.batch_size / (2 * L)
+
+
+def describe(event: Event, L: float, delta: float) -> dict[str, float | int | str]:
+    """What the report shows about an event next to its epsilon."""
+    if isinstance(event, ShuffledLDPRelease):
+        lower = shuffle_001.epsilon("lower", k=event.batch_size, n=event.pool_size, eps0=event.eps_ldp,
+                                    T=event.rounds, delta=delta).epsilon
+        return {"eps_ldp": event.eps_ldp, "clients_per_round": event.batch_size, "clients": event.pool_size,
+                "epsilon_thm2_lower": lower}
+    return {"noise_multiplier": noise_multiplier(event, L)}
 
 
 def dp_event(event: GaussianRelease, L: float) -> dp_accounting.DpEvent:
@@ -38,13 +53,23 @@ def dp_event(event: GaussianRelease, L: float) -> dp_accounting.DpEvent:
     raise ValueError(f"no accountant for sampling {event.sampling!r}")
 
 
-def epsilon(events: tuple[GaussianRelease, ...], *, L: float, delta: float) -> tuple[float, str]:
-    """epsilon at delta for one silo's whole transcript; returns (epsilon, accountant used).
+def epsilon(events: tuple[Event, ...], *, L: float, delta: float) -> tuple[float, str]:
+    """epsilon at delta for one silo's whole transcript (isrl) or the server's shuffled view (shuffle);
+    returns (epsilon, accountant used).
 
     Unsampled Gaussian compositions go to the PLD accountant (tight); subsampled-without-replacement
-    ones to the RDP accountant (the one dp-accounting supports for that event).
+    ones to the RDP accountant (the one dp-accounting supports for that event); a shuffled LDP release
+    to seed 001's Thm 1 + Lemma 1.
     """
-    composed = dp_accounting.ComposedDpEvent([dp_event(e, L) for e in events])
+    if any(isinstance(e, ShuffledLDPRelease) for e in events):
+        if len(events) != 1:
+            raise ValueError("a shuffled LDP release is accounted on its own (one event per run)")
+        e = events[0]
+        assert isinstance(e, ShuffledLDPRelease)
+        res = shuffle_001.epsilon("upper", k=e.batch_size, n=e.pool_size, eps0=e.eps_ldp, T=e.rounds, delta=delta)
+        return res.epsilon, "seed 001 Thm 1 (RDP of the subsampled shuffle model) + Lemma 1, replace-one"
+    gaussian = [e for e in events if isinstance(e, GaussianRelease)]
+    composed = dp_accounting.ComposedDpEvent([dp_event(e, L) for e in gaussian])
     if all(e.sampling == "disjoint" for e in events):
         acc = pld_privacy_accountant.PLDAccountant(REPLACE_ONE, value_discretization_interval=1e-4)
         name = "PLD (dp-accounting), replace-one"

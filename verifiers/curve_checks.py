@@ -1,17 +1,27 @@
-"""Checks on privacy curves (engine/curves.py): data in, verdicts out."""
+"""Checks on privacy curves (engine/curves.py): data in, verdicts out. Exact arithmetic: no confidence level
+is involved (confidence 1)."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from algorithms.registry import Registry
 from verifiers.checks import CheckResult
 
 REL_SLACK = 1e-9
+OWN_CURVES = ("thm1", "thm2")      # seed 001's upper (Thm 1) and lower (Thm 2) bound, each with Lemma 1
 
 
-def bounds_ordered(check_id: str, points: list[dict], citation: str) -> CheckResult:
+def epsilon_of(point: dict, curve: str) -> float:
+    if curve == "thm1":
+        return float(point["upper"]["epsilon"])
+    if curve == "thm2":
+        return float(point["lower"]["epsilon"])
+    return float(point["baselines"][curve]["epsilon"])
+
+
+def bounds_ordered(check: Any, points: list[dict], citation: str) -> CheckResult:
     """A lower bound on the mechanism's epsilon above an upper bound on it means one of the two (or their
-    evaluation) is wrong: fail. Exact arithmetic: no confidence level is involved."""
+    evaluation) is wrong: fail."""
     rows = tuple({"point": p["value"], "epsilon_lower_bound": p["lower"]["epsilon"],
                   "epsilon_upper_bound": p["upper"]["epsilon"],
                   "ratio": p["upper"]["epsilon"] / p["lower"]["epsilon"] if p["lower"]["epsilon"] > 0 else None}
@@ -22,11 +32,43 @@ def bounds_ordered(check_id: str, points: list[dict], citation: str) -> CheckRes
                + (f"; upper/lower ratio {min(ratios):.3g} .. {max(ratios):.3g}" if ratios else "")
                if not bad else f"Thm 2's epsilon exceeds Thm 1's at {bad}")
     worst = max(rows, key=lambda r: r["epsilon_lower_bound"] / r["epsilon_upper_bound"])
-    return CheckResult(id=check_id, kind="bounds_ordered", theorem="shuffle.thm1_thm2", citation=citation,
+    return CheckResult(id=check.id, kind="bounds_ordered", theorem="shuffle.thm1_thm2", citation=citation,
                        verdict="fail" if bad else "pass", measured=worst["epsilon_lower_bound"],
                        bound=worst["epsilon_upper_bound"], confidence=1.0, summary=summary, rows=rows)
 
 
-CurveCheckFn = Callable[[str, list[dict], str], CheckResult]
+def ratio_claim(check: Any, points: list[dict], citation: str) -> CheckResult:
+    """The paper's 'Thm 1 gives an epsilon X times smaller than baseline B' (seed 001, L195 and L41) at one point: pass
+    when baseline/Thm 1 is within the relative tolerance of X, fail otherwise (the curves are exact)."""
+    point = next(p for p in points if p["value"] == check.at)
+    ours = epsilon_of(point, check.curve) / epsilon_of(point, "thm1")
+    ok = abs(ours / check.ratio - 1) <= check.tol
+    rows = tuple({"point": p["value"], "epsilon_thm1": epsilon_of(p, "thm1"), "epsilon_baseline": epsilon_of(p, check.curve),
+                  "ratio": epsilon_of(p, check.curve) / epsilon_of(p, "thm1")} for p in points)
+    summary = (f"{check.curve} / Thm 1 at {check.at:g}: {ours:.3g} against the paper's {check.ratio:g}x "
+               f"(relative tolerance {check.tol:g})")
+    return CheckResult(id=check.id, kind="ratio_claim", theorem="shuffle.fig2_ratio", citation=citation + "; Fig. 2 text (L195, L41)",
+                       verdict="pass" if ok else "fail", measured=ours, bound=check.ratio, confidence=1.0,
+                       summary=summary, rows=rows)
+
+
+def curves_ordered(check: Any, points: list[dict], citation: str) -> CheckResult:
+    """The paper's 'curve A below curve B below ...' (seed 001, L195): pass when it holds at every point."""
+    rows, bad = [], []
+    for p in points:
+        eps = [epsilon_of(p, c) for c in check.order]
+        ok = all(a <= b * (1 + REL_SLACK) for a, b in zip(eps, eps[1:]))
+        if not ok:
+            bad.append(p["value"])
+        rows.append({"point": p["value"], **{c: e for c, e in zip(check.order, eps)}, "ordered": ok})
+    summary = (" <= ".join(check.order) + (" at every point" if not bad else f" fails at {bad}"))
+    return CheckResult(id=check.id, kind="curves_ordered", theorem="shuffle.fig2_order", citation=citation + "; Fig. 2 text (L195)",
+                       verdict="fail" if bad else "pass", measured=None, bound=None, confidence=1.0, summary=summary,
+                       rows=tuple(rows))
+
+
+CurveCheckFn = Callable[[Any, list[dict], str], CheckResult]
 CURVE_CHECKS: Registry[CurveCheckFn] = Registry("curve check kind")
 CURVE_CHECKS.add("bounds_ordered", bounds_ordered)
+CURVE_CHECKS.add("ratio_claim", ratio_claim)
+CURVE_CHECKS.add("curves_ordered", curves_ordered)

@@ -10,7 +10,10 @@ import sympy as sp
 L, beta, mu, D, d, n, N, M, K, R = sp.symbols("L beta mu D d n N M K R", positive=True)
 eps0, delta0, sigma, phi2, v2, eta = sp.symbols("eps0 delta0 sigma phi2 v2 eta", positive=True)
 beta_s = sp.Symbol("beta_s", positive=True)      # the Moreau smoothing parameter of a non-smooth loss
-SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta, beta_s)}
+# seed 001 (CLDP-SGD): rounds T, clients per round k, clipping norm C, the local randomizer's eps_ldp
+T, k, C, eps_ldp = sp.symbols("T k C eps_ldp", positive=True)
+SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta, beta_s,
+                               T, k, C, eps_ldp)}
 
 Params = Mapping[str, float]
 

@@ -255,13 +255,17 @@ def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
         raise ResolutionError("algorithm.overrides.T", f"T = {T} rounds (> {MAX_ROUNDS})")
     if "eps_ldp" in ov:
         eps_ldp, prov["eps_ldp"] = float(ov["eps_ldp"]), "override"
+        if eps_ldp > 50:
+            raise ResolutionError("algorithm.overrides.eps_ldp", f"eps_ldp = {eps_ldp:g}: a local epsilon above 50 "
+                                                                 f"protects nothing (allowed: 0 < eps_ldp <= 50)")
     else:
         eps_ldp, prov["eps_ldp"] = 1.5, "the paper's eps0 = 1.5 of R_inf in the MNIST run (L197)"
     if "C" in ov:
         C, prov["C"] = float(ov["C"]), "override"
     else:
         C = c["L_inf"]
-        prov["C"] = "L_inf = sup ||grad f||_inf on the data: clipping changes nothing (Thm 3's C-Lipschitz w.r.t. l_1)"
+        prov["C"] = ("L_inf, a bound on ||grad f||_inf on the data (max |x_ij| + mu rho): clipping changes nothing "
+                     "(Thm 3's C-Lipschitz w.r.t. l_1)")
     kappa = ((math.exp(eps_ldp) + 1) / math.expm1(eps_ldp)) ** 2
     G = math.sqrt(d * C**2 + C**2 * d**2 * kappa / k)
     prov["G"] = "Thm 3 (L181): G^2 = d C^2 + G_inf^2(C)/k, G_inf^2(C) = C^2 d^2 kappa (Remark 1, L185)"

@@ -56,4 +56,7 @@ def to_dict(event: Event) -> dict:
 def from_dict(d: dict) -> Event:
     """A stored event back as its class (events stored before the tag existed are Gaussian)."""
     fields = {k: v for k, v in d.items() if k != "kind"}
-    return EVENT_KINDS[d.get("kind", "gaussian")](**fields)
+    kind = d.get("kind", "gaussian")
+    if kind not in EVENT_KINDS:
+        raise ValueError(f"unknown privacy event kind {kind!r}; known: {', '.join(EVENT_KINDS)}")
+    return EVENT_KINDS[kind](**fields)

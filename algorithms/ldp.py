@@ -1,8 +1,8 @@
 """eps0-LDP vector randomizers with a discrete output, as Algorithm 1 of seed 001 (CLDP-SGD) needs them:
 (i) eps0-LDP, (ii) unbiased, (iii) a few bits of output, (iv) bounded variance (seed 001, L155).
 
-``r_inf``: the one-coordinate randomizer for the l_inf ball [-C, C]^d (the R_inf of Girgis et al. 2021a,
-[27] in seed 001; the l_inf mechanism of Duchi, Jordan & Wainwright 2018 reduced to one coordinate):
+``r_inf``: the one-coordinate randomizer for the l_inf ball [-C, C]^d, R_inf of Girgis, Data, Diggavi, Kairouz &
+Suresh (AISTATS 2021, Sec. 5.2, Algorithm 2 and eq. (11); [27] in seed 001):
   1. pick a coordinate J uniformly from {1..d};
   2. round x_J / C in [-1, 1] to b in {-1, +1} without bias: P(b = +1) = (1 + x_J / C) / 2;
   3. binary randomized response: keep b with probability e^eps0 / (e^eps0 + 1), else flip it;
@@ -103,6 +103,6 @@ RANDOMIZERS.add("r_inf", OneCoordinateRR())
 
 
 def clip_inf(g: np.ndarray, C: float) -> np.ndarray:
-    """l_inf clipping of Algorithm 1 (seed 001, L105): g / max{1, ||g||_inf / C}, over the last axis."""
+    """l_inf clipping of Algorithm 1 (seed 001, L110): g / max{1, ||g||_inf / C}, over the last axis."""
     m = np.abs(g).max(axis=-1, keepdims=True)
     return g / np.maximum(1.0, m / C)

@@ -305,6 +305,30 @@ def accountant_times() -> dict:
             "dp_accounting_speedup": t_each / t_once}
 
 
+def shuffle_sum_cost(quick: bool) -> dict:
+    """Seed 000's P_VEC: one call (n users, d coordinates) with the exact count sampler at binomial sizes b from
+    10^2 to 10^9 per user, against the bit-level protocol (every user's g + b bits) at the small b's. The count
+    sampler's time must not grow with b; the bit-level one grows linearly."""
+    from algorithms import shuffle_sum
+
+    n, d, reps = 50, 10, (20 if quick else 100)        # reps calls, vectorised; times are per call
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 2.0, size=(reps, d, n))
+    out: dict = {"n": n, "d": d, "calls": reps, "count_s": {}, "bits_s": {}}
+    shuffle_sum.p1d_count(x, shuffle_sum.P1DParams(g=15, b=100, p=0.49, Delta=2.0), rng)      # warm-up
+    for b in (100, 1000, 10**6, 10**9):
+        prm = shuffle_sum.P1DParams(g=15, b=b, p=0.49, Delta=2.0)
+        count = functools.partial(shuffle_sum.p1d_count, x, prm, rng)
+        out["count_s"][b] = min(_timed(count) for _ in range(5)) / reps
+        if b <= 1000:
+            bits = functools.partial(shuffle_sum.p1d_bits, x[:2], prm, rng)
+            out["bits_s"][b] = min(_timed(bits) for _ in range(3)) / 2
+    c = out["count_s"]
+    out["count_1e9_over_1e2"] = c[10**9] / c[100]
+    out["bits_over_count_at_1e3"] = out["bits_s"][1000] / c[1000]
+    return out
+
+
 def _timed(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -348,9 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     roof = gradient_roofline(cfgs["c_large"], limits)
     opac = opacus_ratio(cfgs["a_overhead"] | {"R": 50 if args.quick else 200})
     aud, acct = audit_throughput(args.quick), accountant_times()
+    sums = shuffle_sum_cost(args.quick)
     result = {"machine": {"python": platform.python_version(), "numpy": np.__version__, **limits},
               "quick": args.quick, "rows": rows, "roofline_c_large": roof, "opacus": opac,
-              "audit": aud, "accountants": acct}
+              "audit": aud, "accountants": acct, "shuffle_sum": sums}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(f"machine: {limits['matmul_gflops']:.1f} GFLOP/s matmul, {limits['copy_gb_per_s']:.1f} GB/s copy")
     print(f"{'config':<12} {'algorithm':<18} {'engine s':>9} {'baseline s':>11} {'speed-up':>9}  same outputs")
@@ -370,6 +395,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{acct['shuffle_round_by_round_s']:.2f} s ({acct['shuffle_speedup']:.1f}x); dp-accounting "
           f"{acct['dp_accounting_T1e5_s']:.3f} s vs round by round ~{acct['dp_accounting_round_by_round_s_est']:.1f} s "
           f"({acct['dp_accounting_speedup']:.0f}x)")
+    print(f"P_VEC call (n = {sums['n']}, d = {sums['d']}), exact count sampler: "
+          + ", ".join(f"b = {b:.0e} {t * 1e3:.3f} ms" for b, t in sums["count_s"].items())
+          + f" (b = 1e9 / b = 1e2: {sums['count_1e9_over_1e2']:.2f}x); bit-level protocol: "
+          + ", ".join(f"b = {b:.0e} {t * 1e3:.1f} ms" for b, t in sums["bits_s"].items())
+          + f" ({sums['bits_over_count_at_1e3']:.0f}x the count sampler at b = 1e3)")
     print(f"written: {args.out}")
     return 0
 

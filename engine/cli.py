@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", help="a results JSON written by `run`")
     sch = sub.add_parser("schema", help="print the JSON Schema of specs")
     sch.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
+    sch.add_argument("--protocol", action="store_true",
+                     help="the schema of shuffle-protocol specs (kind: shuffle_protocol)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
@@ -150,6 +152,8 @@ def cmd_run(args) -> int:
     spec = spec_mod.load_any(args.spec)
     if getattr(spec, "kind", None) == "privacy_curve":
         return _run_curve(spec, args)
+    if getattr(spec, "kind", None) == "shuffle_protocol":
+        return _run_protocol(spec, args)
     if args.scheduler and args.executor != "dask":
         raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
     try:
@@ -211,9 +215,11 @@ def cmd_list(args) -> int:
     from algorithms.catalog import ALGORITHMS
     from algorithms.ldp import RANDOMIZERS
     from algorithms.losses import LOSSES
+    from engine.protocol_spec import PROTOCOLS
     from verifiers.catalog import THEOREMS
     from verifiers.checks import CHECKS
     from verifiers.curve_checks import CURVE_CHECKS
+    from verifiers.protocol_checks import PROTOCOL_CHECKS
     from verifiers.shuffle_baselines import BASELINES, CONVENTIONS
 
     print("threat models:")
@@ -239,6 +245,10 @@ def cmd_list(args) -> int:
         print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")
     print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
     print("privacy-curve check kinds:\n  " + "\n  ".join(CURVE_CHECKS.names()))
+    print("shuffle-protocol specs (kind: shuffle_protocol):")
+    for name, text in PROTOCOLS.items():
+        print(f"  {name:<6} {text}")
+    print("shuffle-protocol check kinds:\n  " + "\n  ".join(PROTOCOL_CHECKS.names()))
     print("privacy-curve baselines (seed 001, Figure 2):")
     for name, text in BASELINES.items():
         print(f"  {name:<12} {text}; conventions: {', '.join(CONVENTIONS)}")
@@ -260,6 +270,11 @@ def cmd_report(args) -> int:
 
 
 def cmd_schema(args) -> int:
+    if args.protocol:
+        from engine.protocol_spec import ProtocolSpec
+
+        print(json.dumps(ProtocolSpec.model_json_schema(), indent=1))
+        return 0
     if args.curve:
         from engine.curve_spec import CurveSpec
 
@@ -275,6 +290,16 @@ def _run_curve(spec, args) -> int:
     results = curves.run(spec, progress=_progress(args.quiet))
     json_path, md_path = render.write(results, Path(args.out))
     _print_verdicts(spec, results, args.quick, md_path, json_path, f"{len(results['points'])} point(s)")
+    return 1 if results["verdict_counts"]["fail"] else 0
+
+
+def _run_protocol(spec, args) -> int:
+    from engine import protocols, render
+
+    results = protocols.run(spec, quick=args.quick, progress=_progress(args.quiet))
+    json_path, md_path = render.write(results, Path(args.out))
+    _print_verdicts(spec, results, args.quick, md_path, json_path,
+                    f"{len(results['points'])} point(s) x {results['trials']} runs")
     return 1 if results["verdict_counts"]["fail"] else 0
 
 

@@ -49,6 +49,7 @@ class CurveCheck(Strict):
     order: list[str] = Field(default_factory=list,
                              description="curves_ordered: curves from smallest to largest epsilon (thm1, thm2 or "
                                          "name:convention of a baseline)")
+    min_value: float | None = Field(None, description="curves_ordered: only at swept values >= this")
 
     @field_validator("kind")
     @classmethod
@@ -84,6 +85,8 @@ class CurveSpec(Strict):
             if key not in ids:
                 raise Problem(f"expect.{key}", _choice_message("expect key (a check id)", key, ids))
         curves = list(OWN_CURVES) + [b.label for b in self.baselines]
+        if len(set(curves)) != len(curves):
+            raise Problem("baselines", f"a baseline is listed twice: {[b.label for b in self.baselines]}")
         for i, c in enumerate(self.checks):
             for name in ([c.curve] if c.curve else []) + c.order:
                 if name not in curves:

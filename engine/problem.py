@@ -103,8 +103,6 @@ def _exact(pop: SphereLinear) -> Callable[[np.ndarray], tuple[np.ndarray, np.nda
 
 def _erm(loss, X, y, rho, consts, prov, *, population, what: str) -> Problem:
     risk = DataSetRisk.build(loss, X.reshape(-1, X.shape[-1]), y.reshape(-1), rho)
-    if "L_inf" not in consts:
-        consts, prov = consts | {"L_inf": consts["L"]}, prov | {"L_inf": "bounded by L (||g||_inf <= ||g||_2)"}
     consts = consts | {"Delta": risk.at_zero(),
                        "risk_max": min(consts["L"] * 2 * rho, loss.sup_on_ball(rho, risk.X, risk.y) - risk.minimum.value)}
     prov = prov | {"Delta": "F_X(0) - F_X* of the data set",

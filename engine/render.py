@@ -34,6 +34,9 @@ def render(json_path: Path) -> Path:
     if results.get("kind") == "privacy_curve":
         md.write_text(curve_markdown(results, _curve_plot(results, out_dir)))
         return md
+    if results.get("kind") == "shuffle_protocol":
+        md.write_text(protocol_markdown(results, _protocol_plot(results, out_dir)))
+        return md
     figures = _plots(results, out_dir)
     md.write_text(markdown(results, figures))
     return md
@@ -92,6 +95,68 @@ def _curve_plot(r: dict, out_dir: Path) -> str:
                 marker="s" if conv == "as_stated" else "x", ms=3, lw=1, zorder=6, label=f"{b}")
     for p in r.get("paper", []):
         ax.plot([p["at"]], [p["paper_epsilon"]], "k*", ms=9, label=f"paper: {p['what']}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r["sweep"]["field"])
+    ax.set_ylabel(f"epsilon at delta = {r['spec']['params']['delta']:g}")
+    ax.set_title(r["name"])
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    name = f"{r['name']}.png"
+    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return name
+
+
+def protocol_markdown(r: dict, figure: str | None) -> str:
+    from engine.protocols import slack_summary
+
+    c = r["verdict_counts"]
+    field = r["sweep"]["field"] if r["sweep"] else None
+    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field and not (r["protocol"] == "p1d" and k == "d")}
+    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+             f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
+             f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             f"- Protocol: {r['citation']}",
+             f"- Fixed: {', '.join(f'{k} = {_fmt(v)}' for k, v in fixed.items())}" + (f"; swept: {field}" if field else ""),
+             f"- Runs per point: {r['trials']}{' (quick mode)' if r['quick'] else ''} on fixed inputs drawn from seed "
+             f"{r['seed']}; the analyzer's count is sampled exactly (one binomial draw of n b trials, rounding user by "
+             f"user), never bit by bit",
+             f"- Privacy: {r['points'][0]['privacy']['method']}; {slack_summary(r['points'])}",
+             f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
+             f"in {r['seconds']:.1f} s", ""]
+    if figure:
+        lines += [f"![privacy]({figure})", ""]
+    lines += [f"| {field or 'point'} | g | b | p | epsilon computed | epsilon claimed | MSE (runs) | MSE (exact) | "
+              f"MSE bound | seconds (runs / privacy) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for p in r["points"]:
+        pr, pc = p["privacy"], p["protocol"]
+        mse_exact = sum(p["exact_variance"])
+        lines.append(f"| {_fmt(p['value'])} | {pc['g']} | {pc['b']} | {_fmt(pc['p'])} | {_fmt(pr['epsilon'])} | "
+                     f"{_fmt(pr['claim'])} | {_fmt(p['sq_error_moments'][0])} | {_fmt(mse_exact)} | "
+                     f"{_fmt(p['mse_bound'])} | {p['seconds_runs']:.2f} / {pr['seconds']:.2f} |")
+    for ch in r["checks"]:
+        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
+                  ch["summary"]]
+        if ch["rows"]:
+            keys = list(ch["rows"][0])
+            lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+            lines += ["| " + " | ".join(_fmt(row[k]) for k in keys) + " |" for row in ch["rows"]]
+    return "\n".join(lines) + "\n"
+
+
+def _protocol_plot(r: dict, out_dir: Path) -> str | None:
+    if not r["sweep"]:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [p["value"] for p in r["points"]]
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax.plot(x, [p["privacy"]["claim"] for p in r["points"]], "k--o", ms=3, label="claimed (the paper)")
+    ax.plot(x, [p["privacy"]["epsilon"] for p in r["points"]], "b-o", ms=3, label="computed from the run's g, b, p")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r["sweep"]["field"])
@@ -180,6 +245,10 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
             a = extra.get("exponent")
             if a is not None:
                 ax.plot(x, mean[0] * (x / x[0]) ** a, "--", label=f"theorem: slope {a:.2f}")
+            local = extra.get("local_exponent")
+            if local is not None and a is not None and abs(local - a) > 1e-6:
+                term = np.array([row["term"] for row in rows])
+                ax.plot(x, mean[0] * term / term[0], ":", label=f"theorem's term (log factors): slope {local:.2f}")
             ax.set_xscale("log")
             ax.set_yscale("log")
         else:

@@ -269,7 +269,13 @@ def consistency(spec: Spec) -> None:
         if thm.needs_smooth and spec.loss.kind == "hinge":
             raise Problem(f"{at}.theorem", f"{name} needs a smooth loss; {spec.loss.kind} is not (a theorem that "
                                            f"covers the Moreau-envelope path applies)")
-        if thm.measures not in available:
+        if c.kind in ("bound", "rate") and not thm.terms:
+            raise Problem(f"{at}.theorem", f"{name} states no bound to compare with: {c.kind} needs a theorem with "
+                                           f"an expression (`python -m engine list` shows them)")
+        if c.kind == "unbiased" and thm.measures != "ldp_bias":
+            raise Problem(f"{at}.theorem", f"{name} is about {thm.measures}; unbiased tests the randomizer's messages "
+                                           f"(a theorem measuring ldp_bias, e.g. shuffle.alg1.randomizer)")
+        if c.kind not in PRIVACY_KINDS and thm.measures not in available:
             raise Problem(f"{at}.theorem", f"{name} is about {thm.measures}, which cannot be measured here: "
                                            f"{_unmeasurable(spec, thm.measures)}")
         if thm.loss_class == "strongly_convex" and not strong:
@@ -299,7 +305,7 @@ def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:
 
 def measurable(spec: Spec) -> set[str]:
     """The quantities the engine can measure for this data set, loss and algorithm."""
-    out = {"sigma"} if spec.threat_model.kind == "isrl" else {"epsilon", "ldp_variance", "ldp_bias"}
+    out: set[str] = set() if spec.threat_model.kind == "isrl" else {"ldp_variance", "ldp_bias"}
     d, one_pass = spec.data, _one_pass(spec)
     if d.kind not in PACKAGED and d.mode == "sco":
         out.add("excess_risk")
@@ -396,7 +402,8 @@ def parse(raw: Any, file: str) -> Spec:
 
 
 def load_any(path: str | Path):
-    """A learning spec (Spec) or, with ``kind: privacy_curve``, a privacy-curve spec (engine/curve_spec.py)."""
+    """A learning spec (Spec), or with ``kind: privacy_curve`` a privacy-curve spec (engine/curve_spec.py), or with
+    ``kind: shuffle_protocol`` a shuffle-protocol spec (engine/protocol_spec.py)."""
     return load(path, curves=True)
 
 
@@ -418,6 +425,10 @@ def load(path: str | Path, curves: bool = False):
         from engine.curve_spec import parse_curve
 
         return parse_curve(raw, str(p))
+    if curves and isinstance(raw, dict) and raw.get("kind") == "shuffle_protocol":
+        from engine.protocol_spec import parse_protocol
+
+        return parse_protocol(raw, str(p))
     return parse(raw, str(p))
 
 

@@ -155,3 +155,13 @@ def test_spec_rules():
     bad["sweep"]["values"] = [100, 150.5]
     with pytest.raises(spec_mod.SpecError, match="whole number"):
         spec_mod.parse(bad, "x.yaml")
+    for check, msg in [({"id": "u", "kind": "unbiased", "theorem": "shuffle.remark1.r_inf"}, "unbiased tests"),
+                       ({"id": "b", "kind": "bound", "theorem": "shuffle.thm3.privacy"}, "states no bound"),
+                       ({"id": "r", "kind": "rate", "theorem": "shuffle.thm3.privacy"}, "states no bound"),
+                       ({"id": "n", "kind": "noise_calibration"}, "checks a mechanism of the isrl")]:
+        bad = copy.deepcopy(r)
+        bad["checks"] = [check]
+        bad["expect"] = {}
+        bad.pop("expect_quick", None)
+        with pytest.raises(spec_mod.SpecError, match=msg):
+            spec_mod.parse(bad, "x.yaml")

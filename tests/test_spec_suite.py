@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import curves, runner
+from engine import curves, protocols, runner
 from engine import spec as spec_mod
 from tests.helpers import SPECS, verdicts
 
@@ -12,6 +12,8 @@ from tests.helpers import SPECS, verdicts
 def _run(spec):
     if getattr(spec, "kind", None) == "privacy_curve":
         return curves.run(spec)
+    if getattr(spec, "kind", None) == "shuffle_protocol":
+        return protocols.run(spec, quick=True)
     return runner.run_spec(spec, quick=True)
 
 

@@ -55,13 +55,17 @@ def ratio_claim(check: Any, points: list[dict], citation: str) -> CheckResult:
 def curves_ordered(check: Any, points: list[dict], citation: str) -> CheckResult:
     """The paper's 'curve A below curve B below ...' (seed 001, L195): pass when it holds at every point."""
     rows, bad = [], []
+    lo = getattr(check, "min_value", None)
     for p in points:
+        if lo is not None and p["value"] < lo:
+            continue
         eps = [epsilon_of(p, c) for c in check.order]
         ok = all(a <= b * (1 + REL_SLACK) for a, b in zip(eps, eps[1:]))
         if not ok:
             bad.append(p["value"])
         rows.append({"point": p["value"], **{c: e for c, e in zip(check.order, eps)}, "ordered": ok})
-    summary = (" <= ".join(check.order) + (" at every point" if not bad else f" fails at {bad}"))
+    where = "every point" if lo is None else f"every point from {lo:g} on"
+    summary = (" <= ".join(check.order) + (f" at {where}" if not bad else f" fails at {bad}"))
     return CheckResult(id=check.id, kind="curves_ordered", theorem="shuffle.fig2_order", citation=citation + "; Fig. 2 text (L195)",
                        verdict="fail" if bad else "pass", measured=None, bound=None, confidence=1.0, summary=summary,
                        rows=tuple(rows))

@@ -22,10 +22,13 @@ seed prints none of their formulas; note 001 section 3 lists them, and each was 
   likelihood ratio of P and Q is monotone in the first coordinate, so the hockey-stick divergence is a binomial
   tail sum per c (computed here exactly for every c) and eps is found by bisection on delta(eps).
 
-Two conventions: "as_stated" (the sources' theorems as above) and "authors_script" (what the seed's authors'
-public notebook does for Figure 2, Privacy_Analysis.ipynb in their GitHub repository: [43]'s j = 2 term as
-2 e^{eps(2)} instead of Thm 9's min; FMT with 3 bisection steps, and no amplification at all (eps_sh = eps0)
-when eps0 > log(k/(16 log(2/delta))), the validity condition of FMT's closed form). The paper's 14x and 2.5x
+Two conventions: "as_stated" (the sources' theorems as above) and "authors_script", approximately what the seed's
+authors' public notebook does for Figure 2 (Privacy_Analysis.ipynb in their GitHub repository): [43]'s terms as
+2 e^{(j-1) eps(j)} for every j >= 2 (Thm 9's min{...} dropped, at j = 2 too); FMT with 3 bisection steps, and no
+amplification at all (eps_sh = eps0) when eps0 > log(k/(16 log(2/delta))), the validity condition of FMT's closed
+form. Where we differ from the notebook (small effects at the paper's settings): mbar and kbar keep the floor, the
+sum over c is exact rather than grouped in blocks of 100, the closed form and its condition use log(4/delta) and
+log(2/delta) as FMT's paper states them (Apple's code uses log(4/delta) in both), and the orders run to 8192. The paper's 14x and 2.5x
 (L195) come out of the second convention only (tests/test_shuffle_baselines.py; README findings).
 """
 from __future__ import annotations
@@ -76,10 +79,12 @@ def subsampled_rdp(eps: np.ndarray, *, gamma: float, eps_inf: float, convention:
     log_cap = lambda j: min(math.log(2), j * math.log(math.expm1(eps_inf)))   # noqa: E731 - log min{2, (e^e-1)^j}
     if convention == "as_stated":
         two = min(math.log(4) + math.log(math.expm1(eps[2])), eps[2] + log_cap(2))
-    else:                                                   # the authors' script: 2 e^{eps(2)}
+        cap = log_cap
+    else:                                                   # the authors' script: 2 e^{(j-1) eps(j)} for every j
         two = math.log(2) + eps[2]
+        cap = lambda j: math.log(2)                         # noqa: E731
     j = np.arange(3, top + 1, dtype=np.float64)
-    t_j = j * lg + (j - 1) * eps[3:] + np.array([log_cap(int(x)) for x in j])
+    t_j = j * lg + (j - 1) * eps[3:] + np.array([cap(int(x)) for x in j])
     for lam in range(2, top + 1):
         terms = [0.0, float(_log_binom(lam, np.array(2.0))) + 2 * lg + two]
         if lam >= 3:
@@ -152,6 +157,9 @@ def fmt_kov_epsilon(*, k: int, n: int, eps0: float, T: int, delta: float, conven
     gamma = k / n
     delta_round = delta / (2 * T)                 # after subsampling: gamma delta_s
     delta_s = delta_round / gamma
+    if delta_s >= 1:
+        raise ValueError(f"the per-round shuffle delta delta/(2 gamma T) = {delta_s:.3g} is not below 1: no (eps, delta) "
+                         f"split of this kind exists for delta = {delta}, gamma = {gamma:g}, T = {T}")
     if convention == "as_stated":
         eps_sh = fmt_epsilon(k, eps0, delta_s)
     else:

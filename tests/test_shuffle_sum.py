@@ -1,0 +1,176 @@
+"""Seed 000's P_1D and P_VEC: the exact count sampler against the bit-level protocol and the exact distribution,
+the parameters against the paper, the privacy computation against brute force, and planted faults."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+import yaml
+from scipy import stats
+from scipy.stats import binom
+
+from algorithms import shuffle_sum as ss
+from engine import protocols
+from engine import spec as spec_mod
+from engine.protocol_spec import parse_protocol
+from tests.helpers import ROOT, verdicts
+from verifiers import binomial_privacy as bp
+
+
+def _exact_count_pmf(x: np.ndarray, prm: ss.P1DParams) -> np.ndarray:
+    """pmf of sum_i xhat_i + Bin(n b, p) on 0..n(g + b): the rounding Bernoullis convolved one by one, then the
+    binomial (written out here from Algorithm 1, L105-128)."""
+    n = len(x)
+    pmf = np.zeros(n * prm.g + 1)
+    pmf[0] = 1.0
+    for xi in x:
+        c = xi * prm.g / prm.Delta
+        f, q = math.floor(c), c - math.floor(c)
+        new = np.zeros_like(pmf)
+        new[f:] += (1 - q) * pmf[: len(pmf) - f]
+        if q > 0:
+            new[f + 1:] += q * pmf[: len(pmf) - f - 1]
+        pmf = new
+    return np.convolve(pmf, binom.pmf(np.arange(n * prm.b + 1), n * prm.b, prm.p))
+
+
+def test_count_sampler_and_bit_level_protocol_have_the_exact_distribution():
+    prm = ss.P1DParams(g=4, b=6, p=0.3, Delta=1.0)
+    x = np.array([0.0, 0.1, 0.55, 0.9, 1.0])
+    pmf = _exact_count_pmf(x, prm)
+    rng = np.random.default_rng(0)
+    T = 100_000
+    for sampler in (ss.p1d_count, ss.p1d_bits):
+        z = sampler(np.broadcast_to(x, (T, len(x))), prm, rng).astype(np.int64)
+        counts = np.bincount(z, minlength=len(pmf))
+        keep = pmf * T > 5                                  # pool the sparse tails
+        obs = np.append(counts[keep], counts[~keep].sum())
+        exp = np.append(pmf[keep] * T, pmf[~keep].sum() * T)
+        assert stats.chisquare(obs, exp).pvalue > 1e-4, sampler.__name__
+
+
+def test_lemma31_and_thm32_parameters():
+    prm = ss.lemma31(n=100, eps=1.0, delta=1e-6, Delta=1.0)
+    need = 180 * prm.g**2 * math.log(2 / 1e-6) / (1.0 * 100)
+    assert prm.g >= math.sqrt(100) and need < prm.b <= need + 1 and 0 < prm.p < 0.5
+    assert prm.p == pytest.approx(90 * prm.g**2 * math.log(2e6) / (prm.b * 100))
+    pv = ss.thm32(n=50, d=10, eps=1.0, delta=1e-6, Delta2=1.0)
+    assert pv.one_d.g >= max(2 * math.sqrt(50), math.sqrt(10), 4) and pv.one_d.Delta == 2.0
+    # the proof's last step: 18 eps_hat^2 + 6 eps_hat sqrt(ln(1/gamma)) <= eps (L498-510)
+    gamma = 1e-6 / 11
+    assert 18 * pv.eps_hat**2 + 6 * pv.eps_hat * math.sqrt(math.log(1 / gamma)) <= 1.0
+
+
+def test_estimates_are_unbiased_with_the_exact_variance():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 2.0, size=40)
+    prm = ss.lemma31(n=40, eps=2.0, delta=1e-5, Delta=2.0)
+    est = ss.p1d(np.broadcast_to(x, (200_000, 40)), prm, rng)
+    var = ss.p1d_variance(x, prm)
+    assert abs(est.mean() - x.sum()) < 4 * math.sqrt(var / len(est))
+    assert est.var() == pytest.approx(var, rel=0.02)
+    assert var <= ss.p1d_variance_bound(40, prm)
+    v = rng.standard_normal((30, 5))
+    v /= np.linalg.norm(v, axis=1, keepdims=True) * 1.5
+    pv = ss.thm32(n=30, d=5, eps=8.0, delta=1e-5, Delta2=1.0)
+    out = ss.pvec(np.broadcast_to(v, (4000, 30, 5)), pv, rng)
+    err = out - v.sum(axis=0)
+    sd = np.sqrt([ss.p1d_variance(v[:, j] + 1.0, pv.one_d) for j in range(5)])
+    assert np.all(np.abs(err.mean(axis=0)) < 4.5 * sd / math.sqrt(4000))
+
+
+def test_inputs_outside_the_domain_are_refused():
+    prm = ss.lemma31(n=3, eps=1.0, delta=1e-5, Delta=1.0)
+    with pytest.raises(ValueError, match=r"\[0, Delta = 1\]"):
+        ss.p1d(np.array([[0.5, 1.2, 0.0]]), prm, np.random.default_rng(0))
+    pv = ss.thm32(n=2, d=2, eps=1.0, delta=1e-5, Delta2=1.0)
+    with pytest.raises(ValueError, match="clip first"):
+        ss.pvec(np.array([[[1.0, 1.0], [0.0, 0.0]]]), pv, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("pair", [bp.Pair(0.0, 5.0), bp.Pair(1.3, 3.7), bp.Pair(2.5, 2.0)])
+def test_exact_epsilon_against_brute_force(pair):
+    m, p, delta = 300, 0.4, 1e-3
+    k = np.arange(-10, m + 20)
+
+    def mix(c):
+        f, q = math.floor(c), c - math.floor(c)
+        return (1 - q) * binom.pmf(k - f, m, p) + q * binom.pmf(k - f - 1, m, p)
+
+    P, Q = mix(pair.c), mix(pair.c_prime)
+
+    def hs(eps):
+        return max(np.maximum(P - math.exp(eps) * Q, 0).sum(), np.maximum(Q - math.exp(eps) * P, 0).sum())
+
+    eps = bp.exact_epsilon(m, p, pair, delta)
+    assert hs(eps) <= delta * (1 + 1e-9) and hs(eps * (1 - 1e-4)) > delta
+    # the PLD accountant is pessimistic and close
+    pld_eps = bp.pld_epsilon(m, p, [pair], delta)
+    assert eps <= pld_eps <= eps + 2e-3
+
+
+def _spec(name: str, **change) -> dict:
+    raw = yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
+    raw = copy.deepcopy(raw) | change
+    raw["expect"] = {}
+    return raw
+
+
+def _tiny_p1d():
+    return parse_protocol(_spec("p1d_sum", trials=20000, sweep={"field": "eps", "values": [1.0, 4.0]}), "t.yaml")
+
+
+def test_clean_protocol_runs_pass():
+    assert verdicts(protocols.run(_tiny_p1d())) == {"privacy": "pass", "unbiased": "pass", "mse": "pass"}
+
+
+def test_noise_below_the_calibration_is_caught_by_privacy(monkeypatch):
+    real = ss.lemma31
+
+    def less_noise(**kw):                           # the fault: p a third of Lemma 3.1's
+        prm = real(**kw)
+        return ss.P1DParams(g=prm.g, b=prm.b, p=prm.p / 3, Delta=prm.Delta)
+
+    monkeypatch.setattr(ss, "lemma31", less_noise)
+    v = verdicts(protocols.run(_tiny_p1d()))
+    assert v["privacy"] == "fail"
+    assert v["mse"] == "pass"           # the runs have the noise the (wrong) parameters declare
+
+
+def test_noise_reduced_inside_the_sampler_is_caught_by_mse(monkeypatch):
+    real = ss.p1d_count
+
+    def leaky(x, prm, rng):                         # the fault: the binomial drawn with p/3, parameters unchanged
+        return real(x, ss.P1DParams(g=prm.g, b=prm.b, p=prm.p / 3, Delta=prm.Delta), rng) + prm.b * x.shape[-1] * prm.p * 2 / 3
+
+    monkeypatch.setattr(ss, "p1d_count", leaky)
+    v = verdicts(protocols.run(_tiny_p1d()))
+    assert v["mse"] == "fail"
+    assert v["privacy"] == "pass"       # computed from the declared parameters: only the runs show it
+
+
+def test_biased_estimator_is_caught_by_unbiased(monkeypatch):
+    real = ss.p1d_estimate
+    monkeypatch.setattr(ss, "p1d_estimate", lambda count, n, prm: real(count, n, prm) + prm.Delta / prm.g * 2)
+    v = verdicts(protocols.run(_tiny_p1d()))
+    assert v["unbiased"] == "fail"
+
+
+def test_protocol_spec_errors():
+    raw = _spec("p1d_sum")
+    raw["params"] = dict(raw["params"], eps=20)
+    with pytest.raises(spec_mod.SpecError, match="params.eps"):
+        parse_protocol(raw, "x.yaml")
+    raw = _spec("p1d_sum")
+    raw["params"] = dict(raw["params"], d=3)
+    with pytest.raises(spec_mod.SpecError, match="params.d: p1d sums scalars"):
+        parse_protocol(raw, "x.yaml")
+    raw = _spec("pvec_sum", sweep={"field": "n", "values": [10, 12.5]})
+    with pytest.raises(spec_mod.SpecError, match="sweep.values: 12.5"):
+        parse_protocol(raw, "x.yaml")
+    raw = _spec("pvec_sum")
+    raw["checks"] = [{"id": "a", "kind": "protocol_privcy"}]
+    with pytest.raises(spec_mod.SpecError, match="did you mean 'protocol_privacy'"):
+        parse_protocol(raw, "x.yaml")

@@ -1,0 +1,160 @@
+"""The privacy of seed 000's P_1D and P_VEC (algorithms/shuffle_sum.py), computed from the protocol's parameters
+as run, on worst-case neighbouring inputs.
+
+The analyzer's view of one P_1D call is the count Z = xhat_u + S + Bin(m, p), m = n b, where S is the other users'
+rounded inputs (the proof of Lemma A.2, L376 of seed 000). With the other users on the grid S is a constant, which
+is the worst case (a random S mixes pairs that each leak at most as much), so a neighbouring pair is a pair of
+mixtures: user u's xhat is floor(c) or floor(c) + 1 with c = x_u g / Delta. We evaluate the binomial's log-pmf on a
+window of +-WINDOW_SD standard deviations around its mean (what lies outside has mass below e^-190 and is added
+to delta in full) and compute
+- P_1D: the hockey-stick divergence, both directions, and the smallest eps with divergence <= delta (bisection):
+  the exact (eps, delta) of that pair, to compare with Lemma 3.1's eps (2/g + |x_u - x'_u|/Delta) (L130);
+- P_VEC: the privacy loss distribution of every coordinate's pair (dp-accounting, pessimistic discretisation),
+  composed over the coordinates (the d calls use independent randomness), maximised over canary pairs: an
+  accountant's epsilon, to compare with the (eps, delta) Thm 3.2 claims (L150).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from dp_accounting.pld import privacy_loss_distribution as pld
+from scipy.stats import binom
+
+WINDOW_SD = 20.0
+
+
+@dataclass(frozen=True)
+class Pair:
+    """User u's rounded input on each side: floor(c) w.p. 1 - frac(c), floor(c) + 1 w.p. frac(c)."""
+
+    c: float
+    c_prime: float
+
+
+def _window(m: int, p: float, reach: int) -> np.ndarray:
+    mean, sd = m * p, math.sqrt(m * p * (1 - p))
+    lo = max(0, int(math.floor(mean - WINDOW_SD * sd)) - reach)
+    hi = min(m + reach, int(math.ceil(mean + WINDOW_SD * sd)) + reach)
+    return np.arange(lo, hi + 1, dtype=np.float64)
+
+
+def _binom_logpmf(k: np.ndarray, m: int, p: float) -> np.ndarray:
+    """log Bin(m, p) at consecutive integers k: one scipy value at the start, then the exact ratios
+    log(pmf(j)/pmf(j-1)) = log((m - j + 1) p / (j (1 - p))) summed up. For m ~ 10^10 scipy's own logpmf (a difference
+    of log-gammas near 10^11) is off by ~10^-6 from point to point; the ratios keep neighbouring values, and with
+    them the privacy losses, exact to rounding."""
+    ks = k[(k >= 0) & (k <= m)]
+    out = np.full(k.shape, -np.inf)
+    if ks.size == 0:
+        return out
+    j = ks[1:]
+    steps = np.log((m - j + 1) * p) - np.log(j * (1 - p))
+    vals = float(binom.logpmf(ks[0], m, p)) + np.concatenate([[0.0], np.cumsum(steps)])
+    out[(k >= 0) & (k <= m)] = vals
+    return out
+
+
+def _mixture_logpmf(base: np.ndarray, start: int, k: np.ndarray, c: float) -> np.ndarray:
+    """log P(xhat + eta = k), xhat = floor(c) + Ber(frac(c)), eta ~ Bin(m, p) tabulated in ``base`` from ``start``."""
+    f = math.floor(c)
+    q = c - f
+    a = base[(k - f - start).astype(np.int64)]
+    if q == 0:
+        return a
+    b = base[(k - f - 1 - start).astype(np.int64)]
+    with np.errstate(divide="ignore"):
+        return np.logaddexp(math.log1p(-q) + a, math.log(q) + b)
+
+
+def _pair_logpmfs(m: int, p: float, pair: Pair) -> tuple[np.ndarray, np.ndarray, float]:
+    """Both sides' log-pmfs on the window, and the binomial mass outside the window (added to delta in full)."""
+    reach = int(math.ceil(max(pair.c, pair.c_prime))) + 1
+    k = _window(m, p, reach)
+    start = int(k[0]) - reach
+    base = _binom_logpmf(np.arange(start, int(k[-1]) + 1, dtype=np.float64), m, p)
+    lo, hi = int(k[0]) + reach, int(k[-1]) - reach          # eta's window: every shift stays inside k's
+    outside = float(binom.cdf(lo - 1, m, p) + binom.sf(hi, m, p))
+    return _mixture_logpmf(base, start, k, pair.c), _mixture_logpmf(base, start, k, pair.c_prime), outside
+
+
+def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float) -> float:
+    """sum_k max(0, P(k) - e^eps Q(k)), from log-pmfs on a common support."""
+    with np.errstate(invalid="ignore"):
+        d = np.exp(logP) - np.exp(logQ + eps)
+    return float(np.sum(np.maximum(d, 0.0)))
+
+
+def exact_epsilon(m: int, p: float, pair: Pair, delta: float, *, tol: float = 1e-7) -> float:
+    """The smallest eps with both directions' hockey-stick divergence <= delta for this pair (bisection)."""
+    logP, logQ, outside = _pair_logpmfs(m, p, pair)
+
+    def worst(eps: float) -> float:
+        return max(hockey_stick(logP, logQ, eps), hockey_stick(logQ, logP, eps)) + outside
+
+    if worst(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while worst(hi) > delta:
+        lo, hi = hi, 2 * hi
+        if hi > 1e4:
+            return math.inf
+    while hi - lo > tol * max(hi, 1e-12):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if worst(mid) > delta else (lo, mid)
+    return hi
+
+
+def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: float = 1e-4) -> float:
+    """eps at delta of the composition of the pairs' mechanisms (independent randomness), from dp-accounting's
+    privacy loss distributions built from the exact pmfs (pessimistic discretisation), both directions. Not RDP:
+    a shifted binomial has an outcome its neighbour cannot produce, so its Renyi divergences are infinite."""
+    worst = 0.0
+    composed: list = [None, None]
+    outside_total = 0.0
+    for pr, count in _counts(pairs).items():
+        logP, logQ, outside = _pair_logpmfs(m, p, pr)
+        outside_total += count * outside
+        ks = _window(m, p, int(math.ceil(max(pr.c, pr.c_prime))) + 1).astype(np.int64).tolist()
+        lp, lq = dict(zip(ks, logP.tolist())), dict(zip(ks, logQ.tolist()))
+        for i, (a, b) in enumerate(((lp, lq), (lq, lp))):
+            one = pld.from_two_probability_mass_functions(a, b, pessimistic_estimate=True,
+                                                          value_discretization_interval=interval, symmetric=False)
+            one = one.self_compose(count) if count > 1 else one
+            composed[i] = one if composed[i] is None else composed[i].compose(one)
+    left = delta - outside_total
+    if left <= 0:
+        return math.inf
+    for c in composed:
+        worst = max(worst, float(c.get_epsilon_for_delta(left)))
+    return worst
+
+
+def _counts(pairs: list[Pair]) -> dict[Pair, int]:
+    out: dict[Pair, int] = {}
+    for pr in pairs:
+        out[pr] = out.get(pr, 0) + 1
+    return out
+
+
+def p1d_worst_pair(g: int) -> Pair:
+    """x_u = 0 against x'_u = Delta: xhat moves by the whole grid, g (no rounding randomness)."""
+    return Pair(0.0, float(g))
+
+
+def pvec_canaries(d: int, g: int) -> dict[str, list[Pair]]:
+    """Candidate neighbours for P_VEC (note 000, section 6.1): Delta_2 e_1 against -Delta_2 e_1 (one coordinate moves
+    by g), and (Delta_2/sqrt d) 1 against its negation (every coordinate moves by g/sqrt d, through the rounding)."""
+    spread = [Pair(g / 2 * (1 - 1 / math.sqrt(d)), g / 2 * (1 + 1 / math.sqrt(d)))] * d
+    return {"Delta_2 e_1 vs -Delta_2 e_1": [Pair(0.0, float(g))], "(Delta_2/sqrt d) 1 vs its negation": spread}
+
+
+def pvec_epsilon(m: int, p: float, d: int, g: int, delta: float) -> tuple[float, str]:
+    """(eps at delta, the canary that attains it) over the candidate neighbours, from the PLD accountant."""
+    best = (-1.0, "")
+    for name, pairs in pvec_canaries(d, g).items():
+        eps = pld_epsilon(m, p, pairs, delta)
+        if eps > best[0]:
+            best = (eps, name)
+    return best

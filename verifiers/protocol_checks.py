@@ -1,0 +1,132 @@
+"""Checks on seed 000's summation protocols (engine/protocols.py runs them): data in, verdicts out.
+
+A point holds the protocol's parameters as run (g, b, p), the inputs' exact per-coordinate variance of the
+estimate (from the protocol's definition, not from the runs), the runs' per-coordinate mean error and mean
+squared error, and the privacy computed from the parameters as run (verifiers/binomial_privacy.py)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from algorithms.registry import Registry
+from verifiers import stats
+from verifiers.checks import CheckResult
+
+SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
+CITE = {"p1d": f"{SEED}, Lemma 3.1 / A.2 (L130, L372-412)", "pvec": f"{SEED}, Thm 3.2 / A.6 (L150, L473-510)"}
+INVENTORY = {("p1d", True): "000 Lemma 3.1/A.2 (1)", ("p1d", False): "000 Lemma 3.1/A.2 (2)",
+             ("pvec", True): "000 Thm 3.2/A.6 (privacy); 000 Eq. (2)", ("pvec", False): "000 Thm 3.2/A.6 (MSE)"}
+BIAS_POWER = 0.1          # the unbiasedness test must resolve a bias of a tenth of the estimate's standard deviation
+REL_SLACK = 1e-9
+
+
+def _result(check: Any, protocol: str, verdict: str, summary: str, *, measured, bound, rows, confidence) -> CheckResult:
+    return CheckResult(id=check.id, kind=check.kind, theorem=f"shuffle_sum.{protocol}",
+                       citation=f"{CITE[protocol]} [inventory: {INVENTORY[protocol, check.kind == 'protocol_privacy']}]", verdict=verdict,
+                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows))
+
+
+def protocol_privacy(check: Any, protocol: str, points: list[dict]) -> CheckResult:
+    """P_1D: the exact epsilon at delta of the worst neighbouring pair (x_u = 0 vs Delta) against Lemma 3.1's
+    eps (2/g + |x_u - x'_u|/Delta). P_VEC: the PLD accountant's epsilon over the canaries against Thm 3.2's eps.
+    Both from the parameters as run; a value above the claim fails."""
+    rows, verdict, broken = [], "pass", []
+    for p in points:
+        pr = p["privacy"]
+        failed = lemma31_conditions(p)
+        ok = pr["epsilon"] <= pr["claim"] * (1 + REL_SLACK) and not failed
+        verdict = verdict if ok else "fail"
+        broken += [f"{p['value']}: {c}" for c in failed]
+        rows.append({"point": p["value"], "epsilon_computed": pr["epsilon"], "epsilon_claimed": pr["claim"],
+                     "epsilon_target": p["params"]["eps"], "slack": pr["claim"] / pr["epsilon"] if pr["epsilon"] > 0
+                     else math.inf, "delta": p["params"]["delta"], "g": p["protocol"]["g"], "b": p["protocol"]["b"],
+                     "p": p["protocol"]["p"], "pair": pr["pair"]})
+    worst = max(rows, key=lambda r: r["epsilon_computed"] / r["epsilon_claimed"])
+    how = (points[0]["privacy"]["method"])
+    summary = (f"{how}; the parameters as run must satisfy Lemma 3.1's conditions; worst computed/claimed = "
+               f"{worst['epsilon_computed'] / worst['epsilon_claimed']:.3g} (slack {min(r['slack'] for r in rows):.3g}"
+               f" .. {max(r['slack'] for r in rows):.3g})" + ("; FAILS: " + "; ".join(broken) if broken else ""))
+    return _result(check, protocol, verdict, summary, measured=worst["epsilon_computed"],
+                   bound=worst["epsilon_claimed"], rows=rows, confidence=1.0)
+
+
+def lemma31_conditions(point: dict) -> list[str]:
+    """Lemma 3.1's conditions (L130) on the parameters as run, at the (eps, delta) the lemma is applied with
+    (P_VEC: eps_hat, delta_hat per coordinate, Thm A.6's proof L490) and Delta (P_VEC: 2 Delta_2)."""
+    pc, prm = point["protocol"], point["params"]
+    eps, delta = pc.get("eps_hat", prm["eps"]), pc.get("delta_hat", prm["delta"])
+    g, b, p, Delta, n = pc["g"], pc["b"], pc["p"], pc["Delta"], prm["n"]
+    need = 90 * g * g * math.log(2 / delta) / (eps * eps * n)
+    out = []
+    if g < Delta * math.sqrt(n) * (1 - REL_SLACK):
+        out.append(f"g = {g} < Delta sqrt(n) = {Delta * math.sqrt(n):.4g}")
+    if not b > 2 * need:
+        out.append(f"b = {b} is not > 180 g^2 ln(2/delta)/(eps^2 n) = {2 * need:.6g}")
+    if abs(p - need / b) > REL_SLACK * need / b:
+        out.append(f"p = {p:.6g} is not 90 g^2 ln(2/delta)/(b eps^2 n) = {need / b:.6g}")
+    return out
+
+
+def protocol_unbiased(check: Any, protocol: str, points: list[dict]) -> CheckResult:
+    """Every coordinate's mean error over the runs against 0: a z-test with the estimate's exact variance (known
+    from the protocol), two-sided, Bonferroni over coordinates and points; inconclusive unless it resolves a bias
+    of BIAS_POWER standard deviations of one estimate."""
+    cells = sum(len(p["mean_error"]) for p in points)
+    alpha = (1 - check.confidence) / cells
+    zq = stats.z_quantile(1 - alpha / 2)
+    rows, verdict = [], "pass"
+    for p in points:
+        T = p["trials"]
+        z = np.array(p["mean_error"]) / np.sqrt(np.array(p["exact_variance"]) / T)
+        worst = int(np.argmax(np.abs(z)))
+        if abs(z[worst]) > zq:
+            verdict = "fail"
+        elif zq / math.sqrt(T) > BIAS_POWER and verdict == "pass":
+            verdict = "inconclusive"
+        rows.append({"point": p["value"], "worst_coordinate": worst, "mean_error": p["mean_error"][worst],
+                     "z": float(z[worst]), "resolves_bias_in_sd": zq / math.sqrt(T), "trials": T})
+    top = max(rows, key=lambda r: abs(r["z"]))
+    summary = (f"mean error of the estimate over the runs, per coordinate, z-test with the exact variance at level "
+               f"{1 - check.confidence:g} (Bonferroni over {cells} coordinate(s) x point(s), |z| <= {zq:.2f}); "
+               f"largest |z| = {abs(top['z']):.2f}")
+    return _result(check, protocol, verdict, summary, measured=top["z"], bound=zq, rows=rows,
+                   confidence=check.confidence)
+
+
+def protocol_mse(check: Any, protocol: str, points: list[dict]) -> CheckResult:
+    """The runs' mean squared error ||estimate - sum||^2 against the explicit bound of Lemma A.2's proof,
+    d (Delta/g)^2 (n/4 + b n p) (Delta = 2 Delta_2 for P_VEC): one-sided CLT limits at the check's level
+    (Bonferroni over points). The exact MSE (from the protocol's definition) is shown next to the runs'."""
+    conf = 1 - (1 - check.confidence) / len(points)
+    zq, z2 = stats.z_quantile(conf), stats.z_quantile(1 - (1 - conf) / 2)
+    rows, verdict = [], "pass"
+    for p in points:
+        x = np.array(p["sq_error_moments"])               # (mean, mean of squares) of the per-run squared error
+        T = p["trials"]
+        mean, sd = float(x[0]), math.sqrt(max(float(x[1]) - float(x[0]) ** 2, 0.0))
+        se = sd / math.sqrt(T)
+        bound = p["mse_bound"]
+        exact = float(np.sum(p["exact_variance"]))
+        z = (mean - exact) / se if se > 0 else 0.0
+        if mean - zq * se > bound or abs(z) > z2:         # above the bound, or not the noise the parameters declare
+            verdict = "fail"
+        elif mean + zq * se > bound and verdict == "pass":
+            verdict = "inconclusive"
+        rows.append({"point": p["value"], "mse_runs": mean, "ucl": mean + zq * se, "mse_exact": exact,
+                     "z_runs_vs_exact": z, "bound": bound, "exact_over_bound": exact / bound, "trials": T})
+    worst = max(rows, key=lambda r: r["ucl"] / r["bound"])
+    summary = (f"mean squared error of the sum over the runs: one-sided {conf:.4f} upper limit vs the explicit bound "
+               f"d (Delta/g)^2 (n/4 + b n p) (Lemma A.2, L412), worst UCL/bound = {worst['ucl'] / worst['bound']:.3g}; "
+               f"and equal to the exact MSE of the declared parameters (two-sided z-test, |z| <= {z2:.2f}: the noise "
+               f"released is the noise declared), largest |z| = {max(abs(r['z_runs_vs_exact']) for r in rows):.2f}")
+    return _result(check, protocol, verdict, summary, measured=worst["ucl"], bound=worst["bound"], rows=rows,
+                   confidence=check.confidence)
+
+
+ProtocolCheckFn = Callable[[Any, str, list[dict]], CheckResult]
+PROTOCOL_CHECKS: Registry[ProtocolCheckFn] = Registry("protocol check kind")
+PROTOCOL_CHECKS.add("protocol_privacy", protocol_privacy)
+PROTOCOL_CHECKS.add("protocol_unbiased", protocol_unbiased)
+PROTOCOL_CHECKS.add("protocol_mse", protocol_mse)

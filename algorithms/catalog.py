@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from algorithms import acsa, calibration, cldp, mbsgd
+from algorithms import acsa, calibration, cldp, mbsgd, shuffle_sgd, shuffle_sum
 from algorithms.registry import Registry
 
 MAX_ROUNDS = 2_000_000
@@ -42,6 +42,7 @@ class AlgorithmEntry:
     smoothing: str | None = None      # how a non-smooth loss is handled (None: smooth losses only)
     threat_model: str = "isrl"        # the threat model its privacy theorem is about
     single_pool: bool = False         # runs on one pool of n clients (data.N = 1)
+    auditable: bool = True            # engine/audit.py can simulate the worst-case neighbours of its mechanism
 
 
 def _int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:
@@ -276,6 +277,39 @@ def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 
 
+def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
+    """Algorithm 3 of seed 000 with Thm 4.1's parameters (L187): b = sqrt(d) log(d/delta)/eps users per round,
+    T = floor(n/b), eta_bar = eps b D / (L sqrt(T) (eps b + sqrt(d) log(d/delta))), P_VEC at (eps, delta, L)."""
+    p = dict(c)
+    prov = {key: "problem constant" for key in c}
+    n, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
+    eps, delta = c["eps0"], c["delta0"]
+    lg = math.log(d / delta)
+    if "b" in ov:
+        b, prov["b"] = int(ov["b"]), "override"
+    else:
+        b = _int_clamped("b", math.sqrt(d) * lg / eps, 1, n, prov, "Thm 4.1 b")
+        prov.setdefault("b", "Thm 4.1 (L187): b = sqrt(d) log(d/delta)/eps, rounded up")
+    T = n // b
+    if T < 1:
+        raise ResolutionError("algorithm.overrides.b", f"b = {b} users per round exceeds n = {n}")
+    prov["T"] = "T = floor(n/b) (L187; each user speaks once)"
+    if "eta" in ov:
+        eta, prov["eta"] = float(ov["eta"]), "override"
+    else:
+        eta = eps * b * D / (L * math.sqrt(T) * (eps * b + math.sqrt(d) * lg))
+        prov["eta"] = ("Thm 4.1's eta_bar (L187) with the OCR's sqrt(dL) log(d/delta) read as sqrt(d) log(d/delta) "
+                       "(dimensions, and the proof's L_G; note 000 section 2.3)")
+    pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L)
+    prov["g"] = prov["b_binom"] = prov["p"] = "P_VEC at (eps, delta, Delta_2 = L) on the b users: Thm 3.2's proof (L477, L490)"
+    mse = d * (2 * L / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
+    LG2 = L**2 + mse / b**2
+    prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
+    p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2)
+    run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)
+    return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
 ALGORITHMS: Registry[AlgorithmEntry] = Registry("algorithm")
 ALGORITHMS.add("noisy_mbsgd", AlgorithmEntry(
     name="noisy_mbsgd", description="Noisy ISRL-DP minibatch SGD (Algorithm 2)",
@@ -298,3 +332,8 @@ ALGORITHMS.add("cldp_sgd", AlgorithmEntry(
     citation="seed 001, Algorithm 1 (L93-116), Thm 3 (L169-181)", privacy_theorem="shuffle.thm3.privacy",
     overrides=("T", "k", "eps_ldp", "C"), variants=("r_inf",), resolve=resolve_cldp, run=cldp.run,
     one_pass=lambda variant: False, smoothing=None, threat_model="shuffle", single_pool=True))
+ALGORITHMS.add("shuffle_sgd", AlgorithmEntry(
+    name="shuffle_sgd", description="P_SGD: sequentially interactive shuffle-private SGD, gradients summed by P_VEC",
+    citation="seed 000, Algorithm 3 (L177-185), Thm 4.1 (L187-191)", privacy_theorem="shuffle.p_sgd.privacy",
+    overrides=("b", "eta"), variants=("standard",), resolve=resolve_shuffle_sgd, run=shuffle_sgd.run,
+    one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False))

@@ -45,8 +45,27 @@ class ShuffledLDPRelease:
     sampling: str = "without_replacement"
 
 
-Event = GaussianRelease | ShuffledLDPRelease
-EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease}
+@dataclass(frozen=True)
+class ShuffleSumRelease:
+    """Each round one call of seed 000's P_VEC on ``users_per_call`` users (grid g, ``trials_per_user`` binomial
+    trials with probability p per user and coordinate, inputs of norm <= Delta2): the analyzer saw the d counts.
+    ``max_record_uses``: the most calls one user took part in (1 for the sequential protocols)."""
+
+    kind: ClassVar[str] = "shuffle_sum"
+    users_per_call: int
+    dimension: int
+    grid: int
+    trials_per_user: int
+    p: float
+    Delta2: float
+    rounds: int
+    max_record_uses: int
+    sampling: str = "disjoint"
+
+
+Event = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease
+EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease,
+                                "shuffle_sum": ShuffleSumRelease}
 
 
 def to_dict(event: Event) -> dict:

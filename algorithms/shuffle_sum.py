@@ -45,6 +45,8 @@ def lemma31(*, n: int, eps: float, delta: float, Delta: float, g: int | None = N
     integer b > 180 g^2 ln(2/delta)/(eps^2 n), and p = 90 g^2 ln(2/delta)/(b eps^2 n) (< 1/2 by the choice of b)."""
     if g is None:
         g = max(1, math.ceil(Delta * math.sqrt(n) - 1e-12))
+    if g < Delta * math.sqrt(n) * (1 - 1e-12):
+        raise ValueError(f"Lemma 3.1 needs g >= Delta sqrt(n) = {Delta * math.sqrt(n):.6g} (g = {g})")
     b_min = 180 * g * g * math.log(2 / delta) / (eps * eps * n)
     b = math.floor(b_min) + 1
     p = 90 * g * g * math.log(2 / delta) / (b * eps * eps * n)
@@ -97,6 +99,16 @@ def p1d_estimate(count: np.ndarray, n: int, prm: P1DParams) -> np.ndarray:
     return prm.Delta / prm.g * (count - prm.p * prm.b * n)
 
 
+def expected_count(x: np.ndarray, prm: P1DParams) -> np.ndarray:
+    """E[count] for inputs x (..., n): sum_i x_i g/Delta + n b p (unbiased rounding, binomial mean)."""
+    return x.sum(axis=-1) * (prm.g / prm.Delta) + x.shape[-1] * prm.b * prm.p
+
+
+def pvec_analyzer(counts: np.ndarray, n: int, prm: PVecParams) -> np.ndarray:
+    """A_VEC (lines 9-14): every coordinate's A_1D, re-centred by n Delta_2."""
+    return p1d_estimate(counts, n, prm.one_d) - n * prm.Delta2
+
+
 def p1d(x: np.ndarray, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:
     return p1d_estimate(p1d_count(x, prm, rng), x.shape[-1], prm)
 
@@ -108,7 +120,22 @@ def pvec(x: np.ndarray, prm: PVecParams, rng: np.random.Generator) -> np.ndarray
         raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {prm.Delta2:g} (max {norms.max():.6g}): clip first")
     n = x.shape[-2]
     w = np.swapaxes(x + prm.Delta2, -1, -2)                     # (..., d, n): coordinate j's P_1D input
-    return p1d(w, prm.one_d, rng) - n * prm.Delta2
+    return pvec_analyzer(p1d_count(w, prm.one_d, rng), n, prm)
+
+
+def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generator) -> float:
+    """The randomized rounding alone (lines 3-5), ``draws`` times on the inputs x (..., n): z of the total of
+    xhat - x g/Delta against its exact variance sum q(1 - q); standard normal when the rounding is unbiased."""
+    c = np.clip(x, 0.0, prm.Delta) * (prm.g / prm.Delta)
+    q = c - np.floor(c)
+    var = float(np.sum(q * (1 - q))) * draws
+    per = max(1, 2_000_000 // max(x.size, 1))                   # draws per chunk
+    total, done = 0.0, 0
+    while done < draws:
+        k = min(per, draws - done)
+        total += float((_round(np.broadcast_to(x, (k,) + x.shape), prm, rng) - c).sum())
+        done += k
+    return total / math.sqrt(var) if var > 0 else 0.0
 
 
 def p1d_variance(x: np.ndarray, prm: P1DParams) -> float:

@@ -40,7 +40,7 @@ class _Kind:
 
 
 class TrialStreams:
-    """Generator-like: ``random``, ``standard_normal``, ``uniform`` and ``integers`` take a ``size`` whose
+    """Generator-like: ``random``, ``standard_normal``, ``uniform``, ``integers`` and ``binomial`` take a ``size`` whose
     first entry is the number of trials T and return arrays of that shape."""
 
     def __init__(self, seeds: Sequence[np.random.SeedSequence]):
@@ -48,6 +48,8 @@ class TrialStreams:
         children = [[_child(s, 0), _child(s, 1)] for s in seeds]
         self._uniform = _Kind([np.random.Generator(np.random.PCG64(c[0])) for c in children], "random")
         self._normal = _Kind([np.random.Generator(np.random.PCG64(c[1])) for c in children], "standard_normal")
+        # binomials come from a third generator per trial, drawn per call (exact, and few per round)
+        self._binomial = [np.random.Generator(np.random.PCG64(_child(s, 2))) for s in seeds]
 
     def _shape(self, size) -> tuple[int, ...]:
         shape: tuple[int, ...] = (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(s) for s in size)
@@ -67,6 +69,11 @@ class TrialStreams:
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size=None) -> np.ndarray:
         return low + (high - low) * self.random(size)
+
+    def binomial(self, n: int, p: float, size=None) -> np.ndarray:
+        """Binomial(n, p) draws (scalar n and p), trial t's from trial t's own binomial generator."""
+        shape = self._shape(size)
+        return np.stack([g.binomial(n, p, size=shape[1:]) for g in self._binomial])
 
     def integers(self, low: int, high: int | None = None, size=None) -> np.ndarray:
         """Uniform integers in [low, high) (``high`` may be an array broadcasting against ``size``):

@@ -66,9 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
     sch = sub.add_parser("schema", help="print the JSON Schema of specs")
-    sch.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
-    sch.add_argument("--protocol", action="store_true",
-                     help="the schema of shuffle-protocol specs (kind: shuffle_protocol)")
+    which = sch.add_mutually_exclusive_group()
+    which.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
+    which.add_argument("--protocol", action="store_true",
+                       help="the schema of shuffle-protocol specs (kind: shuffle_protocol)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)

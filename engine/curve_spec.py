@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from engine.spec import Problem, SpecError, Strict, _choice_message, _format
+from engine.spec import Problem, Strict, _choice_message, parse_model
 from verifiers.curve_checks import CURVE_CHECKS, OWN_CURVES
 from verifiers.shuffle_baselines import BASELINES
 
@@ -118,13 +118,4 @@ class CurveSpec(Strict):
 
 
 def parse_curve(raw: dict, file: str) -> CurveSpec:
-    try:
-        return CurveSpec.model_validate(raw)
-    except ValidationError as e:
-        errors = e.errors()
-        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
-        if isinstance(first.get("ctx", {}).get("error"), Problem):
-            prob = first["ctx"]["error"]
-            raise SpecError(file, prob.path, str(prob)) from None
-        path, msg = _format(first, raw, CurveSpec)
-        raise SpecError(file, path, msg) from None
+    return parse_model(CurveSpec, raw, file)

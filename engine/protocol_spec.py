@@ -7,9 +7,10 @@ from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from engine.spec import Problem, SpecError, Strict, _choice_message, _format
+from engine.spec import Problem, Strict, _choice_message, parse_model
 from verifiers.protocol_checks import PROTOCOL_CHECKS
 
+MAX_VALUES = 10**6                 # n d input values per run
 PROTOCOLS = {"p1d": "seed 000, Algorithm 1 (P_1D, L105-128): shuffle sum of scalars in [0, Delta], Lemma 3.1",
              "pvec": "seed 000, Algorithm 2 (P_VEC, L142-149): shuffle sum of vectors of norm <= Delta_2, Thm 3.2"}
 
@@ -17,7 +18,7 @@ PROTOCOLS = {"p1d": "seed 000, Algorithm 1 (P_1D, L105-128): shuffle sum of scal
 class ProtocolParams(Strict):
     n: int = Field(ge=1, le=10**6, description="users")
     eps: float = Field(gt=0, le=15, description="the claimed epsilon (the paper's results need eps <= 15)")
-    delta: float = Field(gt=0, lt=0.5, description="the claimed delta (the paper's results need delta < 1/2)")
+    delta: float = Field(ge=1e-12, lt=0.5, description="the claimed delta (the paper's results need delta < 1/2)")
     Delta: float = Field(1.0, gt=0, description="p1d: inputs in [0, Delta]; pvec: Delta_2, inputs of norm <= Delta_2")
     d: int = Field(1, ge=1, le=10_000, description="pvec: dimension")
 
@@ -63,12 +64,19 @@ class ProtocolSpec(Strict):
                 raise Problem(f"expect.{key}", _choice_message("expect key (a check id)", key, ids))
         if self.protocol == "p1d" and (self.params.d != 1 or (self.sweep and self.sweep.field == "d")):
             raise Problem("params.d", "p1d sums scalars: d must be 1 (and cannot be swept)")
-        for v in self.sweep.values if self.sweep else []:
-            point = self.params.model_dump() | {self.sweep.field: v}   # type: ignore[union-attr]
-            if self.sweep.field in ("n", "d") and (v != int(v) or v < 1):   # type: ignore[union-attr]
-                raise Problem("sweep.values", f"{v} for {self.sweep.field} must be a whole number >= 1")   # type: ignore[union-attr]
-            if not (0 < point["eps"] <= 15 and 0 < point["delta"] < 0.5):
-                raise Problem("sweep.values", f"{v}: need 0 < eps <= 15 and 0 < delta < 1/2")
+        for v in self.values():
+            point = self.params.model_dump() | ({self.sweep.field: v} if self.sweep else {})
+            if self.sweep and v is not None and self.sweep.field in ("n", "d") and (v != int(v) or v < 1):
+                raise Problem("sweep.values", f"{v} for {self.sweep.field} must be a whole number >= 1")
+            try:
+                ProtocolParams.model_validate(point)
+            except ValidationError as e:
+                err = e.errors()[0]
+                raise Problem("sweep.values" if self.sweep else "params",
+                              f"{v}: {err['loc'][0]} {err['msg'].lower()}") from None
+            if point["n"] * point["d"] > MAX_VALUES:
+                raise Problem("sweep.values" if self.sweep else "params",
+                              f"n d = {point['n'] * point['d']:.0f} inputs per run (allowed: <= {MAX_VALUES})")
         return self
 
     def values(self) -> list[float | None]:
@@ -83,13 +91,4 @@ class ProtocolSpec(Strict):
 
 
 def parse_protocol(raw: dict, file: str) -> ProtocolSpec:
-    try:
-        return ProtocolSpec.model_validate(raw)
-    except ValidationError as e:
-        errors = e.errors()
-        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
-        if isinstance(first.get("ctx", {}).get("error"), Problem):
-            prob = first["ctx"]["error"]
-            raise SpecError(file, prob.path, str(prob)) from None
-        path, msg = _format(first, raw, ProtocolSpec)
-        raise SpecError(file, path, msg) from None
+    return parse_model(ProtocolSpec, raw, file)

@@ -95,6 +95,13 @@ def _curve_plot(r: dict, out_dir: Path) -> str:
                 marker="s" if conv == "as_stated" else "x", ms=3, lw=1, zorder=6, label=f"{b}")
     for p in r.get("paper", []):
         ax.plot([p["at"]], [p["paper_epsilon"]], "k*", ms=9, label=f"paper: {p['what']}")
+    return _save_epsilon_plot(fig, ax, r, out_dir)
+
+
+def _save_epsilon_plot(fig, ax, r: dict, out_dir: Path) -> str:
+    """Log-log axes, labels and the file for a plot of epsilon against the swept parameter."""
+    import matplotlib.pyplot as plt
+
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r["sweep"]["field"])
@@ -132,7 +139,7 @@ def protocol_markdown(r: dict, figure: str | None) -> str:
     for p in r["points"]:
         pr, pc = p["privacy"], p["protocol"]
         mse_exact = sum(p["exact_variance"])
-        lines.append(f"| {_fmt(p['value'])} | {pc['g']} | {pc['b']} | {_fmt(pc['p'])} | {_fmt(pr['epsilon'])} | "
+        lines.append(f"| {_fmt(p['value'])} | {pc['g']} | {pc['b']} | {pc['p']:.10f} | {_fmt(pr['epsilon'])} | "
                      f"{_fmt(pr['claim'])} | {_fmt(p['sq_error_moments'][0])} | {_fmt(mse_exact)} | "
                      f"{_fmt(p['mse_bound'])} | {p['seconds_runs']:.2f} / {pr['seconds']:.2f} |")
     for ch in r["checks"]:
@@ -157,17 +164,7 @@ def _protocol_plot(r: dict, out_dir: Path) -> str | None:
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     ax.plot(x, [p["privacy"]["claim"] for p in r["points"]], "k--o", ms=3, label="claimed (the paper)")
     ax.plot(x, [p["privacy"]["epsilon"] for p in r["points"]], "b-o", ms=3, label="computed from the run's g, b, p")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r["sweep"]["field"])
-    ax.set_ylabel(f"epsilon at delta = {r['spec']['params']['delta']:g}")
-    ax.set_title(r["name"])
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    name = f"{r['name']}.png"
-    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    return name
+    return _save_epsilon_plot(fig, ax, r, out_dir)
 
 
 def markdown(r: dict, figures: dict[str, str]) -> str:

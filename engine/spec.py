@@ -253,6 +253,9 @@ def consistency(spec: Spec) -> None:
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
         name = c.theorem or (entry.privacy_theorem if c.kind in PRIVACY_KINDS else None)
+        if c.kind == "privacy_audit" and not entry.auditable:
+            raise Problem(f"{at}.kind", f"no privacy audit is implemented for {spec.algorithm.kind}'s mechanism yet; "
+                                        f"its privacy is checked by privacy_accounting")
         model = {"noise_calibration": "isrl", "ldp_exact": "shuffle", "unbiased": "shuffle"}.get(c.kind)
         if model is not None and model != spec.threat_model.kind:
             raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {model} threat model (the Gaussian "
@@ -399,6 +402,20 @@ def parse(raw: Any, file: str) -> Spec:
         raise SpecError(file, path, msg) from None
     except UnknownName as e:
         raise SpecError(file, "", str(e)) from None
+
+
+def parse_model(model: type[BaseModel], raw: dict, file: str):
+    """Validate ``raw`` as ``model`` (the spec kinds without a learning run); errors as one-line SpecErrors."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        errors = e.errors()
+        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
+        if isinstance(first.get("ctx", {}).get("error"), Problem):
+            prob = first["ctx"]["error"]
+            raise SpecError(file, prob.path, str(prob)) from None
+        path, msg = _format(first, raw, model)
+        raise SpecError(file, path, msg) from None
 
 
 def load_any(path: str | Path):

@@ -18,8 +18,8 @@ import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from algorithms.events import Event, GaussianRelease, ShuffledLDPRelease
-from verifiers import shuffle_001
+from algorithms.events import Event, GaussianRelease, ShuffledLDPRelease, ShuffleSumRelease
+from verifiers import binomial_privacy, shuffle_001
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
 # Renyi orders: dense near 1 and wide enough that the optimum is never at the grid's edge in our specs
@@ -30,8 +30,20 @@ def noise_multiplier(event: GaussianRelease, L: float) -> float:
     return event.sigma * event.batch_size / (2 * L)
 
 
+def shuffle_sum_epsilon(e: ShuffleSumRelease, delta: float) -> float:
+    """P_VEC's (eps at delta) from its parameters as run: each user's data enters only the calls it joined."""
+    m = e.users_per_call * e.trials_per_user
+    best = 0.0
+    for pairs in binomial_privacy.pvec_canaries(e.dimension, e.grid).values():
+        best = max(best, binomial_privacy.pld_epsilon(m, e.p, pairs * e.max_record_uses, delta))
+    return best
+
+
 def describe(event: Event, L: float, delta: float) -> dict[str, float | int | str]:
     """What the report shows about an event next to its epsilon."""
+    if isinstance(event, ShuffleSumRelease):
+        return {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
+                event.trials_per_user, "p": event.p}
     if isinstance(event, ShuffledLDPRelease):
         lower = shuffle_001.epsilon("lower", k=event.batch_size, n=event.pool_size, eps0=event.eps_ldp,
                                     T=event.rounds, delta=delta).epsilon
@@ -61,6 +73,13 @@ def epsilon(events: tuple[Event, ...], *, L: float, delta: float) -> tuple[float
     ones to the RDP accountant (the one dp-accounting supports for that event); a shuffled LDP release
     to seed 001's Thm 1 + Lemma 1.
     """
+    if any(isinstance(e, ShuffleSumRelease) for e in events):
+        if len(events) != 1:
+            raise ValueError("a shuffle-sum release is accounted on its own (one event per run)")
+        s = events[0]
+        assert isinstance(s, ShuffleSumRelease)
+        return shuffle_sum_epsilon(s, delta), ("PLD (dp-accounting) of P_VEC's binomial counts, worst canary, composed "
+                                               "over the calls one user joins (parallel composition over the others)")
     if any(isinstance(e, ShuffledLDPRelease) for e in events):
         if len(events) != 1:
             raise ValueError("a shuffled LDP release is accounted on its own (one event per run)")

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from algorithms import ldp
-from algorithms.events import Event, ShuffledLDPRelease
+from algorithms.events import Event, ShuffledLDPRelease, ShuffleSumRelease
 from algorithms.registry import Registry
 from verifiers import accounting, stats
 from verifiers.theorem import Theorem
@@ -130,7 +130,10 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
                      "rounds": p.events[0].rounds, "max_record_uses": p.events[0].max_record_uses,
                      "slack": target / eps if eps > 0 else math.inf,
                      "theorem_conditions_failed": "; ".join(thm.failed_conditions(p.params)) or "none"})
-    what = ("the server's shuffled view as run, with Thm 2's lower bound next to it" if ctx.threat_model == "shuffle"
+    first = points[0].events[0]
+    what = ("the server's shuffled view as run, with Thm 2's lower bound next to it"
+            if isinstance(first, ShuffledLDPRelease) else
+            "the analyzer's view (P_VEC's counts) as run, largest over canary pairs" if isinstance(first, ShuffleSumRelease)
             else "one silo's transcript as run (noise multiplier sigma K/(2L), replace-one)")
     summary = f"{name}: epsilon of {what} against the spec's epsilon; worst epsilon/target = {worst:.3f}"
     tightest = max(rows, key=lambda r: r["epsilon_accountant"] / r["epsilon_target"])

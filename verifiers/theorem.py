@@ -12,8 +12,10 @@ eps0, delta0, sigma, phi2, v2, eta = sp.symbols("eps0 delta0 sigma phi2 v2 eta",
 beta_s = sp.Symbol("beta_s", positive=True)      # the Moreau smoothing parameter of a non-smooth loss
 # seed 001 (CLDP-SGD): rounds T, clients per round k, clipping norm C, the local randomizer's eps_ldp
 T, k, C, eps_ldp = sp.symbols("T k C eps_ldp", positive=True)
+# seed 000 (P_SGD): the gradient oracle's second moment L_G^2 (Def. B.1)
+LG2 = sp.Symbol("LG2", positive=True)
 SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta, beta_s,
-                               T, k, C, eps_ldp)}
+                               T, k, C, eps_ldp, LG2)}
 
 Params = Mapping[str, float]
 

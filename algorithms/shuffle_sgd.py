@@ -1,0 +1,53 @@
+"""Algorithm 3 of seed 000 (Cheu, Joseph, Mao & Peng): P_SGD, sequentially interactive shuffle-private SGD (L177-185,
+Thm 4.1). Lnnn = line of ../shared/seeds/000_2468e2e5d70af056.txt.
+
+n users with one record each, taken in T = floor(n/b) disjoint batches of b fresh users (each user speaks once).
+Round t: the batch's gradients at theta_{t-1}, clipped to l_2 norm L (the paper assumes L-Lipschitz losses; the
+clip makes P_VEC's input condition hold on any data and is a no-op when the loss's constant is right), are summed
+by P_VEC (algorithms/shuffle_sum.py) at (eps, delta) with Delta_2 = L; gbar_t = P_VEC(...)/b and
+theta_t = Proj(theta_{t-1} - eta gbar_t). The printed update is "theta_{t-1} + eta gbar_t": a descent step needs
+the minus sign (note 000, section 6.3), which we use. Output: the average of theta_0 .. theta_{T-1}.
+Vectorised over trials; P_VEC's count sampler costs O(b d) draws per round whatever its binomial size.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from algorithms import mechanisms, sampling, shuffle_sum
+from algorithms.data import Records
+from algorithms.events import ShuffleSumRelease
+from algorithms.result import RunOutput, multiplicity_per_trial
+
+
+def clip_l2(g: np.ndarray, L: float) -> np.ndarray:
+    norm = np.linalg.norm(g, axis=-1, keepdims=True)
+    return g * np.minimum(1.0, L / np.maximum(norm, 1e-300))
+
+
+def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, pvec: shuffle_sum.PVecParams,
+        rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
+    if records.N != 1:
+        raise ValueError(f"P_SGD runs on one pool of n users (N = 1), not N = {records.N} silos")
+    trials, n, d = records.trials, records.n, records.d
+    w = np.zeros((trials, d))
+    avg = np.zeros((trials, d))
+    batches = sampling.disjoint_batches(rng, (trials, 1), n, b, T)          # (T rounds, trials, 1, b)
+    uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(trials, 1, -1))
+    err_sq = np.zeros(trials)
+    for t in range(T):
+        avg += (w - avg) / (t + 1)                                          # running mean of theta_0 .. theta_t
+        X, y = records.take(batches[t])
+        X, y = X[:, 0], y[:, 0]                                             # (trials, b, d), (trials, b)
+        z = np.einsum("tbd,td->tb", X, w)
+        g = loss.dphi(z, y, np.einsum("tbd,tbd->tb", X, X))[..., None] * X + loss.mu * w[:, None, :]
+        g = clip_l2(g, L)
+        total = shuffle_sum.pvec(g, pvec, rng)                              # the analyzer's estimate of the sum
+        err = total - g.sum(axis=1)
+        err_sq += np.einsum("td,td->t", err, err)
+        w = mechanisms.project_ball(w - eta * total / b, radius)
+    one = pvec.one_d
+    event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
+                              Delta2=pvec.Delta2, rounds=T, max_record_uses=int(uses.max()))
+    return RunOutput(w=avg, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, T * d), grad_err=None,
+                     rounds=T, silo_rounds=np.full(trials, T), record_uses=uses,
+                     extra={"sum_error_sq": err_sq / max(T, 1)})

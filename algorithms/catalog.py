@@ -305,7 +305,8 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     mse = d * (2 * L / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
     LG2 = L**2 + mse / b**2
     prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
-    p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2)
+    p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2,
+             thm41_parameters=float("b" not in ov and "eta" not in ov))
     run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 

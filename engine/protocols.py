@@ -18,6 +18,7 @@ from verifiers.protocol_checks import PROTOCOL_CHECKS
 
 CHUNK_VALUES = 2_000_000          # input values (runs x users x coordinates) rounded per chunk
 ROUNDING_VALUES = 10_000_000      # input values rounded for the rounding-only test of every point
+NOISE_DRAWS = 10_000_000          # draws of the users' summed privacy noise for the noise-only test
 
 
 def inputs(protocol: str, n: int, d: int, Delta: float, rng: np.random.Generator) -> np.ndarray:
@@ -66,6 +67,7 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
         sq1, sq2 = sq1 + float(se.sum()), sq2 + float((se * se).sum())
         done += k
     z_round = shuffle_sum.rounding_z(rounded, one, max(1, ROUNDING_VALUES // rounded.size), run_rng)
+    z_noise, noise_resolution = shuffle_sum.noise_z(n, one, NOISE_DRAWS, run_rng)
     seconds_runs = time.perf_counter() - t0
     t1 = time.perf_counter()
     m = n * one.b
@@ -88,6 +90,8 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
             "trials": trials, "mean_error": (err_sum / trials).tolist(), "exact_variance": exact_var.tolist(),
             "sq_error_moments": [sq1 / trials, sq2 / trials], "mse_bound": bound, "privacy": privacy,
             "analyzer_error": analyzer_error, "rounding_z": z_round, "truth_scale": float(np.abs(truth).max()),
+            "noise_z": z_noise, "noise_resolution": noise_resolution,
+            "count_scale": float(n * one.b * one.p + one.g * n),
             "seconds_runs": seconds_runs}
 
 

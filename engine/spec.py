@@ -20,6 +20,7 @@ from verifiers.checks import CHECKS
 SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
              "threat_model.delta": "delta0", "algorithm.overrides.T": "T"}
 WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fields that take whole numbers
+WHOLE_OVERRIDES = ("R", "K", "T", "k", "b")                           # counts: rounds, batch sizes, clients
 THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each silo's transcript is (eps, delta)-DP "
                          "in its own records",
                  "shuffle": "shuffle model (seed 001): clients randomize locally, a trusted shuffler hands the "
@@ -31,6 +32,10 @@ class SpecError(Exception):
 
     def __init__(self, file: str, path: str, message: str):
         super().__init__(f"{file}: {path}: {message}" if path else f"{file}: {message}")
+        self.parts = (file, path, message)
+
+    def __reduce__(self):            # survives the trip back from a worker process
+        return (SpecError, self.parts)
 
 
 class Strict(BaseModel):
@@ -216,6 +221,8 @@ def consistency(spec: Spec) -> None:
                                                                       list(entry.overrides)))
         if not (math.isfinite(v) and v > 0):
             raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a finite number > 0")
+        if k in WHOLE_OVERRIDES and v != int(v):
+            raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a whole number >= 1")
     ids = [c.id for c in spec.checks]
     if len(set(ids)) != len(ids):
         raise Problem("checks", f"duplicate check ids in {ids}")

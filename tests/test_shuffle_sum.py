@@ -215,3 +215,25 @@ def test_a_user_in_two_rounds_is_charged_twice():
     e1, _ = accounting.epsilon((once,), L=1.0, delta=1e-6)
     e2, _ = accounting.epsilon((twice,), L=1.0, delta=1e-6)
     assert e2 > 1.3 * e1
+
+
+def test_biased_noise_is_caught_by_unbiased(monkeypatch):
+    real = ss._noise
+
+    def more_ones(n, prm, shape, rng):              # the fault: 0.1% more noise trials than declared, analyzer unchanged
+        return real(n, ss.P1DParams(g=prm.g, b=int(prm.b * 1.001) + 1, p=prm.p, Delta=prm.Delta), shape, rng)
+
+    monkeypatch.setattr(ss, "_noise", more_ones)
+    assert verdicts(protocols.run(_tiny_p1d()))["unbiased"] == "fail"
+
+
+def test_spec_errors_survive_worker_processes_and_counts_are_whole():
+    import pickle
+
+    err = spec_mod.SpecError("f.yaml", "algorithm.overrides.b", "too large")
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err)
+    raw = yaml.safe_load((ROOT / "specs" / "shuffle_sgd.yaml").read_text())
+    raw["algorithm"]["overrides"] = {"b": 0.5}
+    with pytest.raises(spec_mod.SpecError, match="algorithm.overrides.b: value = 0.5: must be a whole number"):
+        spec_mod.parse(raw, "x.yaml")

@@ -14,6 +14,7 @@ SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
 EPS15 = Condition("eps <= 15 (Thm 4.1, L187)", lambda p: p["eps0"] <= 15)
 DELTA = Condition("0 < delta < 1/2 (Thm 3.2, L150)", lambda p: 0 < p["delta0"] < 0.5)
 ONCE = Condition("each user speaks once (T b <= n)", lambda p: p["R"] * p["K"] <= p["n"])
+PAPER = Condition("b and eta as Thm 4.1 sets them (not overridden)", lambda p: p.get("thm41_parameters", 0) == 1)
 
 PRIVACY = Theorem(
     name="shuffle.p_sgd.privacy", citation=f"{SEED}, Thm 4.1 privacy part (L187; proof L570: P_VEC's Thm 3.2 and "
@@ -36,7 +37,7 @@ THM41 = Theorem(
     measures="excess_risk",
     terms={"privacy": d ** sp.Rational(1, 4) * D * L * sp.sqrt(sp.log(d / delta0)) / sp.sqrt(eps0 * n)},
     algorithms=("shuffle_sgd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
-    conditions=(EPS15, DELTA, ONCE),
+    conditions=(EPS15, DELTA, ONCE, PAPER),
     note="O(d^(1/4) D L log^(1/2)(d/delta) / sqrt(eps n)); the statistical term D L sqrt(b/n) has the same order "
          "at b = sqrt(d) log(d/delta)/eps.")
 

@@ -322,7 +322,7 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
                  events=tuple(ev_.from_dict(e) for e in p["events"]),
                  noise_sq_sum=p["noise_sq_sum"], noise_coords=p["noise_coords"],
                  systematic=p.get("systematic", {}), audit=p.get("audit")) for p in points]
-    ctx = Context(algorithm=entry.name, threat_model=spec.threat_model.kind, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
+    ctx = Context(algorithm=entry.name, sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
                   privacy_theorem=THEOREMS.get(entry.privacy_theorem))
     out = []
     for c in spec.checks:

@@ -60,7 +60,6 @@ class Context:
     algorithm: str                  # e.g. 'noisy_mbsgd', 'accelerated_mbsgd'
     sweep_symbol: str | None        # the theorem symbol the sweep varies, if any
     privacy_theorem: Theorem
-    threat_model: str = "isrl"
 
 
 @dataclass(frozen=True)

@@ -282,24 +282,9 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     T = floor(n/b), eta_bar = eps b D / (L sqrt(T) (eps b + sqrt(d) log(d/delta))), P_VEC at (eps, delta, L)."""
     p = dict(c)
     prov = {key: "problem constant" for key in c}
-    n, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
+    d, L, D = int(c["d"]), c["L"], c["D"]
     eps, delta = c["eps0"], c["delta0"]
-    lg = math.log(d / delta)
-    if "b" in ov:
-        b, prov["b"] = int(ov["b"]), "override"
-    else:
-        b = _int_clamped("b", math.sqrt(d) * lg / eps, 1, n, prov, "Thm 4.1 b")
-        prov.setdefault("b", "Thm 4.1 (L187): b = sqrt(d) log(d/delta)/eps, rounded up")
-    T = n // b
-    if T < 1:
-        raise ResolutionError("algorithm.overrides.b", f"b = {b} users per round exceeds n = {n}")
-    prov["T"] = "T = floor(n/b) (L187; each user speaks once)"
-    if "eta" in ov:
-        eta, prov["eta"] = float(ov["eta"]), "override"
-    else:
-        eta = eps * b * D / (L * math.sqrt(T) * (eps * b + math.sqrt(d) * lg))
-        prov["eta"] = ("Thm 4.1's eta_bar (L187) with the OCR's sqrt(dL) log(d/delta) read as sqrt(d) log(d/delta) "
-                       "(dimensions, and the proof's L_G; note 000 section 2.3)")
+    b, T, eta = _thm41_schedule(c, ov, prov, "")
     pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L)
     prov["g"] = prov["b_binom"] = prov["p"] = "P_VEC at (eps, delta, Delta_2 = L) on the b users: Thm 3.2's proof (L477, L490)"
     mse = d * (2 * L / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
@@ -309,6 +294,47 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
              thm41_parameters=float("b" not in ov and "eta" not in ov))
     run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
+def _thm41_schedule(c: Mapping[str, float], ov: Mapping[str, float], prov: dict, who: str) -> tuple[int, int, float]:
+    """Thm 4.1's b = sqrt(d) log(d/delta)/eps (rounded up), T = floor(n/b) and eta_bar (L187)."""
+    n, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
+    eps, delta = c["eps0"], c["delta0"]
+    lg = math.log(d / delta)
+    if "b" in ov:
+        b, prov["b"] = int(ov["b"]), "override"
+    else:
+        b = _int_clamped("b", math.sqrt(d) * lg / eps, 1, n, prov, "Thm 4.1 b")
+        prov.setdefault("b", f"Thm 4.1 (L187): b = sqrt(d) log(d/delta)/eps, rounded up{who}")
+    T = n // b
+    if T < 1:
+        raise ResolutionError("algorithm.overrides.b", f"b = {b} users per round exceeds n = {n}")
+    prov["T"] = "T = floor(n/b) (L187; each user speaks once)"
+    if "eta" in ov:
+        eta, prov["eta"] = float(ov["eta"]), "override"
+    else:
+        eta = eps * b * D / (L * math.sqrt(T) * (eps * b + math.sqrt(d) * lg))
+        prov["eta"] = ("Thm 4.1's eta_bar (L187) with the OCR's sqrt(dL) log(d/delta) read as sqrt(d) log(d/delta) "
+                       f"(dimensions, and the proof's L_G; note 000 section 2.3){who}")
+    return b, T, eta
+
+
+def resolve_central_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
+    """The central baseline: P_SGD's schedule (our choice, so a comparison isolates the mechanism) with Gaussian
+    noise on each batch's mean gradient, sigma^2 = 8 L^2 log(2/delta)/(b^2 eps^2) (seed 000, Lemma C.5, L861-877)."""
+    p = dict(c)
+    prov = {key: "problem constant" for key in c}
+    b, T, eta = _thm41_schedule(c, ov, prov, "; used for the central baseline too (our choice)")
+    L, d = c["L"], int(c["d"])
+    if "sigma" in ov:
+        sigma, prov["sigma"] = float(ov["sigma"]), "override"
+    else:
+        sigma = math.sqrt(8 * L**2 * math.log(2 / c["delta0"]) / (b**2 * c["eps0"] ** 2))
+        prov["sigma"] = "Lemma C.5 (L861-869) at sensitivity 2L/b (L871-877)"
+    LG2 = L**2 + d * sigma**2
+    prov["LG2"] = "L_G^2 = L^2 + d sigma^2"
+    p.update(b=b, T=T, R=T, K=b, eta=eta, sigma=sigma, LG2=LG2)
+    return Resolved(p, prov, frozenset(ov), dict(T=T, b=b, eta=eta, L=L, radius=c["D"] / 2, sigma=sigma))
 
 
 ALGORITHMS: Registry[AlgorithmEntry] = Registry("algorithm")
@@ -338,3 +364,10 @@ ALGORITHMS.add("shuffle_sgd", AlgorithmEntry(
     citation="seed 000, Algorithm 3 (L177-185), Thm 4.1 (L187-191)", privacy_theorem="shuffle.p_sgd.privacy",
     overrides=("b", "eta"), variants=("standard",), resolve=resolve_shuffle_sgd, run=shuffle_sgd.run,
     one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False))
+ALGORITHMS.add("central_sgd", AlgorithmEntry(
+    name="central_sgd", description="Central-model baseline: P_SGD's schedule with Gaussian noise on each batch's mean "
+                                    "gradient (trusted curator)",
+    citation="seed 000, Algorithm 3's schedule (L177-187) with Lemma C.5's Gaussian mechanism (L861-877)",
+    privacy_theorem="central.sgd.privacy", overrides=("b", "eta", "sigma"), variants=("standard",),
+    resolve=resolve_central_sgd, run=shuffle_sgd.run_central, one_pass=lambda variant: True, smoothing=None,
+    threat_model="central", single_pool=True))

@@ -8,14 +8,20 @@ by P_VEC (algorithms/shuffle_sum.py) at (eps, delta) with Delta_2 = L; gbar_t = 
 theta_t = Proj(theta_{t-1} - eta gbar_t). The printed update is "theta_{t-1} + eta gbar_t": a descent step needs
 the minus sign (note 000, section 6.3), which we use. Output: the average of theta_0 .. theta_{T-1}.
 Vectorised over trials; P_VEC's count sampler costs O(b d) draws per round whatever its binomial size.
+
+``run_central`` is the same SGD in the central model (a trusted curator adds Gaussian noise to the batch's mean
+gradient): the baseline seed 000 compares its shuffle protocols with, on the same schedule.
 """
 from __future__ import annotations
+
+import dataclasses
+from typing import Callable
 
 import numpy as np
 
 from algorithms import mechanisms, sampling, shuffle_sum
 from algorithms.data import Records
-from algorithms.events import ShuffleSumRelease
+from algorithms.events import GaussianRelease, ShuffleSumRelease
 from algorithms.result import RunOutput, multiplicity_per_trial
 
 
@@ -26,8 +32,33 @@ def clip_l2(g: np.ndarray, L: float) -> np.ndarray:
 
 def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, pvec: shuffle_sum.PVecParams,
         rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
+    """P_SGD: every round's clipped gradients summed by P_VEC (the analyzer sees only the counts)."""
+    out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
+                     release=lambda g: shuffle_sum.pvec(g, pvec, rng))
+    one = pvec.one_d
+    event = ShuffleSumRelease(users_per_call=b, dimension=records.d, grid=one.g, trials_per_user=one.b, p=one.p,
+                              Delta2=pvec.Delta2, rounds=T, max_record_uses=uses)
+    return dataclasses.replace(out, events=(event,))
+
+
+def run_central(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, sigma: float,
+                rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
+    """The same SGD with a trusted curator: the batch's clipped gradients summed exactly, plus Gaussian noise
+    N(0, (b sigma)^2 I) on the sum, i.e. N(0, sigma^2 I) on the mean gradient (the central baseline)."""
+    out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
+                     release=lambda g: mechanisms.gaussian(g.sum(axis=1), b * sigma, rng=rng))
+    event = GaussianRelease(sigma=sigma, batch_size=b, pool_size=records.n, sampling="disjoint", rounds=T,
+                            max_record_uses=uses)
+    # the noise test reads the noise on the released mean gradient: sum noise / b
+    return dataclasses.replace(out, events=(event,), noise_sq=out.noise_sq / b**2)
+
+
+def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, rng: np.random.Generator,
+         release: Callable[[np.ndarray], np.ndarray]) -> tuple[RunOutput, int]:
+    """One pass of projected SGD over T disjoint batches of b fresh users; ``release`` turns a round's clipped
+    gradients (trials, b, d) into the estimate of their sum the server gets. Output: the average of theta_0..T-1."""
     if records.N != 1:
-        raise ValueError(f"P_SGD runs on one pool of n users (N = 1), not N = {records.N} silos")
+        raise ValueError(f"this SGD runs on one pool of n users (N = 1), not N = {records.N} silos")
     trials, n, d = records.trials, records.n, records.d
     w = np.zeros((trials, d))
     avg = np.zeros((trials, d))
@@ -41,13 +72,11 @@ def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius:
         z = np.einsum("tbd,td->tb", X, w)
         g = loss.dphi(z, y, np.einsum("tbd,tbd->tb", X, X))[..., None] * X + loss.mu * w[:, None, :]
         g = clip_l2(g, L)
-        total = shuffle_sum.pvec(g, pvec, rng)                              # the analyzer's estimate of the sum
+        total = release(g)                                                  # the server's estimate of the sum
         err = total - g.sum(axis=1)
         err_sq += np.einsum("td,td->t", err, err)
         w = mechanisms.project_ball(w - eta * total / b, radius)
-    one = pvec.one_d
-    event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
-                              Delta2=pvec.Delta2, rounds=T, max_record_uses=int(uses.max()))
-    return RunOutput(w=avg, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, T * d), grad_err=None,
-                     rounds=T, silo_rounds=np.full(trials, T), record_uses=uses,
-                     extra={"sum_error_sq": err_sq / max(T, 1)})
+    out = RunOutput(w=avg, events=(), noise_sq=err_sq, noise_coords=np.full(trials, T * d), grad_err=None,
+                    rounds=T, silo_rounds=np.full(trials, T), record_uses=uses,
+                    extra={"sum_error_sq": err_sq / max(T, 1)})
+    return out, int(uses.max())

@@ -23,8 +23,10 @@ WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fie
 WHOLE_OVERRIDES = ("R", "K", "T", "k", "b")                           # counts: rounds, batch sizes, clients
 THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each silo's transcript is (eps, delta)-DP "
                          "in its own records",
-                 "shuffle": "shuffle model (seed 001): clients randomize locally, a trusted shuffler hands the "
-                            "server the multiset of messages, whose view is (eps, delta)-DP"}
+                 "shuffle": "shuffle model (seeds 000, 001): clients randomize locally, a trusted shuffler hands "
+                            "the server the multiset of messages, whose view is (eps, delta)-DP",
+                 "central": "central model: a trusted curator sees the records and releases an (eps, delta)-DP "
+                            "output (here: the noisy gradients of every round)"}
 
 
 class SpecError(Exception):
@@ -43,7 +45,7 @@ class Strict(BaseModel):
 
 
 class ThreatModel(Strict):
-    kind: Literal["isrl", "shuffle"] = Field(description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
+    kind: Literal["isrl", "shuffle", "central"] = Field(description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
     epsilon: float = Field(gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of the "
                                              "server's shuffled view (shuffle)")
     delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
@@ -263,11 +265,12 @@ def consistency(spec: Spec) -> None:
         if c.kind == "privacy_audit" and not entry.auditable:
             raise Problem(f"{at}.kind", f"no privacy audit is implemented for {spec.algorithm.kind}'s mechanism yet; "
                                         f"its privacy is checked by privacy_accounting")
-        model = {"noise_calibration": "isrl", "ldp_exact": "shuffle", "unbiased": "shuffle"}.get(c.kind)
-        if model is not None and model != spec.threat_model.kind:
-            raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {model} threat model (the Gaussian "
-                                        f"noise of a silo, or a client's local randomizer); this spec's is "
-                                        f"{spec.threat_model.kind}")
+        models = {"noise_calibration": ("isrl", "central"), "ldp_exact": ("shuffle",),
+                  "unbiased": ("shuffle",)}.get(c.kind)
+        if models is not None and spec.threat_model.kind not in models:
+            raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {' or '.join(models)} threat model (the "
+                                        f"Gaussian noise of a silo or curator, or a client's local randomizer); this "
+                                        f"spec's is {spec.threat_model.kind}")
         if name is None:
             raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
         thm = THEOREMS.get(name)
@@ -315,7 +318,7 @@ def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:
 
 def measurable(spec: Spec) -> set[str]:
     """The quantities the engine can measure for this data set, loss and algorithm."""
-    out: set[str] = set() if spec.threat_model.kind == "isrl" else {"ldp_variance", "ldp_bias"}
+    out: set[str] = {"ldp_variance", "ldp_bias"} if spec.threat_model.kind == "shuffle" else set()
     d, one_pass = spec.data, _one_pass(spec)
     if d.kind not in PACKAGED and d.mode == "sco":
         out.add("excess_risk")

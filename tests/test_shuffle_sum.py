@@ -237,3 +237,21 @@ def test_spec_errors_survive_worker_processes_and_counts_are_whole():
     raw["algorithm"]["overrides"] = {"b": 0.5}
     with pytest.raises(spec_mod.SpecError, match="algorithm.overrides.b: value = 0.5: must be a whole number"):
         spec_mod.parse(raw, "x.yaml")
+
+
+def _tiny_central(**over):
+    from tests.helpers import _tiny
+
+    return _tiny("central_sgd", "tiny_central", {"n": 40000, "d": 4}, 6, False, **over)
+
+
+def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monkeypatch):
+    from algorithms import mechanisms
+    from engine import runner
+
+    v = verdicts(runner.run_spec(_tiny_central()))
+    assert v["noise"] == "pass" and v["privacy"] == "pass"
+    real = mechanisms.gaussian
+    monkeypatch.setattr(mechanisms, "gaussian", lambda clean, sigma, *, rng: real(clean, sigma / 10, rng=rng))
+    v = verdicts(runner.run_spec(_tiny_central()))
+    assert v["noise"] == "fail" and v["privacy"] == "pass"

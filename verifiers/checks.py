@@ -133,7 +133,8 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
     what = ("the server's shuffled view as run, with Thm 2's lower bound next to it"
             if isinstance(first, ShuffledLDPRelease) else
             "the analyzer's view (P_VEC's counts) as run, largest over canary pairs" if isinstance(first, ShuffleSumRelease)
-            else "one silo's transcript as run (noise multiplier sigma K/(2L), replace-one)")
+            else "the Gaussian releases as run (a silo's transcript under ISRL, the curator's under central DP; noise "
+                 "multiplier sigma K/(2L), replace-one)")
     summary = f"{name}: epsilon of {what} against the spec's epsilon; worst epsilon/target = {worst:.3f}"
     tightest = max(rows, key=lambda r: r["epsilon_accountant"] / r["epsilon_target"])
     return _result(check, thm, verdict, summary, measured=tightest["epsilon_accountant"],

@@ -291,7 +291,7 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     LG2 = L**2 + mse / b**2
     prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
     p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2,
-             thm41_parameters=float("b" not in ov and "eta" not in ov))
+             thm41_parameters=float("b" not in ov and "eta" not in ov and "clamped" not in prov["b"]))
     run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 
@@ -325,15 +325,13 @@ def resolve_central_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     b, T, eta = _thm41_schedule(c, ov, prov, "; used for the central baseline too (our choice)")
-    L, d = c["L"], int(c["d"])
+    L = c["L"]
     if "sigma" in ov:
         sigma, prov["sigma"] = float(ov["sigma"]), "override"
     else:
         sigma = math.sqrt(8 * L**2 * math.log(2 / c["delta0"]) / (b**2 * c["eps0"] ** 2))
         prov["sigma"] = "Lemma C.5 (L861-869) at sensitivity 2L/b (L871-877)"
-    LG2 = L**2 + d * sigma**2
-    prov["LG2"] = "L_G^2 = L^2 + d sigma^2"
-    p.update(b=b, T=T, R=T, K=b, eta=eta, sigma=sigma, LG2=LG2)
+    p.update(b=b, T=T, R=T, K=b, eta=eta, sigma=sigma)
     return Resolved(p, prov, frozenset(ov), dict(T=T, b=b, eta=eta, L=L, radius=c["D"] / 2, sigma=sigma))
 
 

@@ -137,9 +137,10 @@ def pvec(x: np.ndarray, prm: PVecParams, rng: np.random.Generator) -> np.ndarray
     return pvec_analyzer(p1d_count(w, prm.one_d, rng), n, prm)
 
 
-def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generator) -> float:
-    """The randomized rounding alone (lines 3-5), ``draws`` times on the inputs x (..., n): z of the total of
-    xhat - x g/Delta against its exact variance sum q(1 - q); standard normal when the rounding is unbiased."""
+def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generator) -> tuple[float, float]:
+    """The randomized rounding alone (lines 3-5), ``draws`` times on the inputs x (..., n): (z of the total of
+    xhat - x g/Delta against its exact variance sum q(1 - q), standard normal when the rounding is unbiased; the
+    bias per count, in grid steps, the test resolves at z = 1)."""
     c = np.clip(x, 0.0, prm.Delta) * (prm.g / prm.Delta)
     q = c - np.floor(c)
     var = float(np.sum(q * (1 - q))) * draws
@@ -149,7 +150,10 @@ def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generat
         k = min(per, draws - done)
         total += float((_round(np.broadcast_to(x, (k,) + x.shape), prm, rng) - c).sum())
         done += k
-    return total / math.sqrt(var) if var > 0 else math.nan          # grid-aligned inputs: nothing to test
+    if var <= 0:                                                # grid-aligned inputs: nothing to test
+        return math.nan, math.inf
+    counts = draws * int(np.prod(x.shape[:-1], dtype=np.int64))   # one total per count per draw
+    return total / math.sqrt(var), math.sqrt(var) / counts
 
 
 def p1d_variance(x: np.ndarray, prm: P1DParams) -> float:

@@ -1,8 +1,8 @@
 """Run the privacy audit of one sweep point and return what the check kind ``privacy_audit``
 (verifiers/checks.py) judges; the result is stored with the point.
 
-Gaussian releases (isrl): the worst neighbouring pair the loss allows on the data domain, the algorithm's own
-sampler and Gaussian mechanism (algorithms/audit.py). Shuffled LDP releases (shuffle): the local randomizer
+Gaussian releases (isrl silos, the central curator): the worst neighbouring pair the loss allows on the data
+domain, the algorithm's own sampler and Gaussian mechanism (algorithms/audit.py). Shuffled LDP releases (shuffle): the local randomizer
 itself, on the pair of inputs where its output probabilities are extremal (the corners C 1 and -C 1 of the
 l_inf ball), against its own claim eps_ldp and its exact epsilon. Both end in the Clopper-Pearson lower bound
 on epsilon of verifiers/audit.py."""

@@ -4,6 +4,7 @@ estimate on those inputs, and the privacy computed from the parameters as run; t
 from __future__ import annotations
 
 import datetime as dt
+import math
 import time
 from dataclasses import asdict
 from typing import Callable
@@ -18,7 +19,7 @@ from verifiers.protocol_checks import PROTOCOL_CHECKS
 
 CHUNK_VALUES = 2_000_000          # input values (runs x users x coordinates) rounded per chunk
 ROUNDING_VALUES = 10_000_000      # input values rounded for the rounding-only test of every point
-NOISE_DRAWS = 10_000_000          # draws of the users' summed privacy noise for the noise-only test
+NOISE_DRAWS_MIN, NOISE_DRAWS_MAX = 10**7, 3 * 10**7     # draws of the users' summed noise for the noise-only test
 
 
 def inputs(protocol: str, n: int, d: int, Delta: float, rng: np.random.Generator) -> np.ndarray:
@@ -66,8 +67,11 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
         err_sum += err.sum(axis=0)
         sq1, sq2 = sq1 + float(se.sum()), sq2 + float((se * se).sum())
         done += k
-    z_round = shuffle_sum.rounding_z(rounded, one, max(1, ROUNDING_VALUES // rounded.size), run_rng)
-    z_noise, noise_resolution = shuffle_sum.noise_z(n, one, NOISE_DRAWS, run_rng)
+    z_round, round_resolution = shuffle_sum.rounding_z(rounded, one, max(1, ROUNDING_VALUES // rounded.size), run_rng)
+    # enough noise draws to resolve a grid step at z = 5 when the budget allows: (5 sd)^2 draws
+    sd = math.sqrt(n * one.b * one.p * (1 - one.p))
+    draws = int(min(NOISE_DRAWS_MAX, max(NOISE_DRAWS_MIN, math.ceil((5 * sd) ** 2))))
+    z_noise, noise_resolution = shuffle_sum.noise_z(n, one, draws, run_rng)
     seconds_runs = time.perf_counter() - t0
     t1 = time.perf_counter()
     m = n * one.b
@@ -90,7 +94,7 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
             "trials": trials, "mean_error": (err_sum / trials).tolist(), "exact_variance": exact_var.tolist(),
             "sq_error_moments": [sq1 / trials, sq2 / trials], "mse_bound": bound, "privacy": privacy,
             "analyzer_error": analyzer_error, "rounding_z": z_round, "truth_scale": float(np.abs(truth).max()),
-            "noise_z": z_noise, "noise_resolution": noise_resolution,
+            "noise_z": z_noise, "noise_resolution": noise_resolution, "rounding_resolution": round_resolution,
             "count_scale": float(n * one.b * one.p + one.g * n),
             "seconds_runs": seconds_runs}
 

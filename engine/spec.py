@@ -47,7 +47,7 @@ class Strict(BaseModel):
 class ThreatModel(Strict):
     kind: Literal["isrl", "shuffle", "central"] = Field(description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
     epsilon: float = Field(gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of the "
-                                             "server's shuffled view (shuffle)")
+                                             "server's shuffled view (shuffle), of the curator's releases (central)")
     delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
 
 

@@ -239,10 +239,10 @@ def test_spec_errors_survive_worker_processes_and_counts_are_whole():
         spec_mod.parse(raw, "x.yaml")
 
 
-def _tiny_central(**over):
+def _tiny_central(audit: bool = False, **over):
     from tests.helpers import _tiny
 
-    return _tiny("central_sgd", "tiny_central", {"n": 40000, "d": 4}, 6, False, **over)
+    return _tiny("central_sgd", "tiny_central", {"n": 40000, "d": 4}, 6, audit, **over)
 
 
 def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monkeypatch):
@@ -253,5 +253,18 @@ def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monk
     assert v["noise"] == "pass" and v["privacy"] == "pass"
     real = mechanisms.gaussian
     monkeypatch.setattr(mechanisms, "gaussian", lambda clean, sigma, *, rng: real(clean, sigma / 10, rng=rng))
-    v = verdicts(runner.run_spec(_tiny_central()))
-    assert v["noise"] == "fail" and v["privacy"] == "pass"
+    v = verdicts(runner.run_spec(_tiny_central(audit=True)))
+    assert v["noise"] == "fail" and v["privacy"] == "pass" and v["audit"] == "fail"
+
+
+def test_noise_on_the_sum_instead_of_the_mean_is_caught_by_noise_calibration(monkeypatch):
+    from algorithms import mechanisms, shuffle_sgd
+    from engine import runner
+
+    real = shuffle_sgd._sgd
+
+    def sum_noise(records, loss, *, release, **kw):     # the fault: sigma on the sum, i.e. sigma/b on the mean
+        return real(records, loss, release=lambda g: mechanisms.gaussian(g.sum(axis=1), 0.5, rng=kw["rng"]), **kw)
+
+    monkeypatch.setattr(shuffle_sgd, "_sgd", sum_noise)
+    assert verdicts(runner.run_spec(_tiny_central()))["noise"] == "fail"

@@ -87,6 +87,10 @@ def _result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, *
 
 # --- noise_calibration -------------------------------------------------------------------------
 def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> CheckResult:
+    failed = sorted({c for p in points for c in thm.failed_conditions(p.params)})
+    if failed:
+        return _result(check, thm, "inapplicable", f"the calibration's conditions fail: {'; '.join(failed)} (the "
+                                                   f"privacy_accounting check still bounds the run's epsilon)")
     alpha = (1 - check.confidence) / len(points)
     rows: list[dict[str, Any]] = []
     verdict, worst = "pass", 0.0

@@ -99,7 +99,8 @@ def protocol_unbiased(check: Any, protocol: str, points: list[dict]) -> CheckRes
         if abs(z[worst]) > zq:
             verdict = "fail"
             why.append(f"{p['value']}: runs biased at coordinate {worst} (z = {z[worst]:.2f})")
-        if not math.isfinite(p["rounding_z"]) or zq * p["noise_resolution"] > 1.0:
+        if (not math.isfinite(p["rounding_z"]) or zq * p["noise_resolution"] > 1.0
+                or zq * p.get("rounding_resolution", 0.0) > 1.0):
             weak.append(p["value"])
         rows.append({"point": p["value"], "analyzer_error": p["analyzer_error"], "rounding_z": p["rounding_z"],
                      "noise_z": p["noise_z"], "noise_resolves_counts": zq * p["noise_resolution"],
@@ -114,8 +115,8 @@ def protocol_unbiased(check: Any, protocol: str, points: list[dict]) -> CheckRes
                f"{max(r['runs_resolve_grid_steps'] for r in rows):.3g}"
                + (f"; inconclusive at {weak}: a bias of one grid step would go unseen" if verdict == "inconclusive" else "")
                + ("; FAILS: " + "; ".join(why) if why else ""))
-    top = max(rows, key=lambda r: abs(r["noise_z"]))
-    return _result(check, protocol, verdict, summary, measured=top["noise_z"], bound=zq, rows=rows,
+    zs = [abs(r[k]) for r in rows for k in ("rounding_z", "noise_z", "runs_worst_z") if math.isfinite(r[k])]
+    return _result(check, protocol, verdict, summary, measured=max(zs, default=0.0), bound=zq, rows=rows,
                    confidence=check.confidence)
 
 

@@ -9,7 +9,7 @@ import dataclasses
 
 import sympy as sp
 
-from verifiers.theorem import LG2, Condition, D, K, L, R, Theorem, d, delta0, eps0, eta, n
+from verifiers.theorem import LG2, Condition, D, K, L, R, Theorem, d, delta0, eps0, eta, n, sigma
 
 SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
 
@@ -49,12 +49,15 @@ THM41 = Theorem(
 EPS1 = Condition("eps < 1 (Lemma C.5, L861)", lambda p: p["eps0"] < 1)
 CENTRAL_PRIVACY = Theorem(
     name="central.sgd.privacy", citation=f"{SEED}, Lemma C.5 (L861-869) with sensitivity 2L/b (L871-877)",
-    inventory="000 Lemma C.4", kind="explicit", measures="sigma",
+    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
     terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / (K**2 * eps0**2))}, algorithms=("central_sgd",),
     loss_class="convex", threat_model="central", needs_smooth=False, conditions=(EPS1,),
     note="Each record is in one batch, so the run is (eps, delta)-DP by parallel composition.")
+# with clipping to L and independent noise, E||gbar||^2 = E||mean gradient||^2 + d sigma^2 <= L^2 + d sigma^2: the
+# L_G of Def. B.1 (L560) for Lemma 4.2
 CENTRAL_LEMMA42 = dataclasses.replace(
     LEMMA42, name="central.lemma4_2", algorithms=("central_sgd",), threat_model="central",
-    note="L_G^2 = L^2 + d sigma^2 (the Gaussian noise on the mean gradient).")
+    terms={"optimisation": D**2 / (2 * eta * R), "noise": eta * (L**2 + d * sigma**2) / 2},
+    note="Lemma 4.2 with L_G^2 = L^2 + d sigma^2 (clipped mean gradient plus the curator's Gaussian noise, Def. B.1).")
 
 THEOREMS = (PRIVACY, LEMMA42, THM41, CENTRAL_PRIVACY, CENTRAL_LEMMA42)

@@ -36,6 +36,7 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     w = np.zeros((trials, d))
     uses = np.zeros((trials, n), dtype=np.int64)
     var_sum, bias_sum, bias_sq, clipped = np.zeros(trials), np.zeros(trials), np.zeros(trials), np.zeros(trials)
+    s = R_p.scale(d, eps_ldp, C)                                               # the decoded messages' length
     for t in range(1, T + 1):
         idx = sampling.k_subsets(rng, (trials, 1), n, k)                     # (T, 1, k)
         _count(uses, idx[:, 0, :])
@@ -48,7 +49,6 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         msg = R_p.sample(g_c, eps_ldp, C, rng)
         gbar = R_p.decode_sum(msg, d, eps_ldp, C) / k                          # what the server computes
         # ||R(x) - x||^2 = s^2 - 2 s b' x_J + ||x||^2 and <R(x) - x, x> = s b' x_J - ||x||^2, per message
-        s = R_p.scale(d, eps_ldp, C)
         xj = np.take_along_axis(g_c, msg.coord[..., None], axis=-1)[..., 0]
         sq = np.einsum("tkd,tkd->tk", g_c, g_c)
         var_sum += (s * s - 2 * s * msg.bit * xj + sq).sum(axis=-1)

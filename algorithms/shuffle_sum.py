@@ -156,13 +156,14 @@ def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generat
     return total / math.sqrt(var), math.sqrt(var) / counts
 
 
-def p1d_variance(x: np.ndarray, prm: P1DParams) -> float:
-    """The exact variance of P_1D's estimate for inputs x (n,): (Delta/g)^2 [sum q_i(1 - q_i) + n b p(1 - p)] with
-    q_i the fractional part of x_i g/Delta (the variance line of Lemma A.2's proof, L404-412, before its bounds)."""
+def p1d_variance(x: np.ndarray, prm: P1DParams) -> np.ndarray:
+    """The exact variance of P_1D's estimate for inputs x (..., n), one per leading cell:
+    (Delta/g)^2 [sum q_i(1 - q_i) + n b p(1 - p)] with q_i the fractional part of x_i g/Delta (the variance line of
+    Lemma A.2's proof, L404-412, before its bounds)."""
     scaled = np.asarray(x, dtype=np.float64) * prm.g / prm.Delta
     q = scaled - np.floor(scaled)
     n = scaled.shape[-1]
-    return (prm.Delta / prm.g) ** 2 * float(np.sum(q * (1 - q)) + n * prm.b * prm.p * (1 - prm.p))
+    return (prm.Delta / prm.g) ** 2 * (np.sum(q * (1 - q), axis=-1) + n * prm.b * prm.p * (1 - prm.p))
 
 
 def p1d_variance_bound(n: int, prm: P1DParams) -> float:

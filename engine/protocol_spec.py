@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from engine.spec import Problem, Strict, _choice_message, parse_model
+from engine.spec import Problem, Strict, check_ids, parse_model
 from verifiers.protocol_checks import PROTOCOL_CHECKS
 
 MAX_VALUES = 10**6                 # n d input values per run
@@ -56,12 +56,7 @@ class ProtocolSpec(Strict):
 
     @model_validator(mode="after")
     def _rules(self) -> ProtocolSpec:
-        ids = [c.id for c in self.checks]
-        if len(set(ids)) != len(ids):
-            raise Problem("checks", f"duplicate check ids in {ids}")
-        for key in list(self.expect) + list(self.expect_quick):
-            if key not in ids:
-                raise Problem(f"expect.{key}", _choice_message("expect key (a check id)", key, ids))
+        check_ids(self.checks, self.expect, self.expect_quick)
         if self.protocol == "p1d" and (self.params.d != 1 or (self.sweep and self.sweep.field == "d")):
             raise Problem("params.d", "p1d sums scalars: d must be 1 (and cannot be swept)")
         for v in self.values():

@@ -42,7 +42,7 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
     if spec.protocol == "p1d":
         one = shuffle_sum.lemma31(n=n, eps=eps, delta=delta, Delta=Delta)
         truth = np.array([x.sum()])
-        exact_var = np.array([shuffle_sum.p1d_variance(x, one)])
+        exact_var = np.atleast_1d(shuffle_sum.p1d_variance(x, one))
         run = lambda k: shuffle_sum.p1d(np.broadcast_to(x, (k, n)), one, run_rng)[:, None]   # noqa: E731
         analyzer_error = float(abs(shuffle_sum.p1d_estimate(shuffle_sum.expected_count(x, one), n, one) - x.sum()))
         rounded = x
@@ -51,9 +51,9 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
         pv = shuffle_sum.thm32(n=n, d=d, eps=eps, delta=delta, Delta2=Delta)
         one = pv.one_d
         truth = x.sum(axis=0)
-        exact_var = np.array([shuffle_sum.p1d_variance(x[:, j] + Delta, one) for j in range(d)])
-        run = lambda k: shuffle_sum.pvec(np.broadcast_to(x, (k, n, d)), pv, run_rng)   # noqa: E731
         rounded = (x + Delta).T                                                         # (d, n): the P_1D inputs
+        exact_var = shuffle_sum.p1d_variance(rounded, one)
+        run = lambda k: shuffle_sum.pvec(np.broadcast_to(x, (k, n, d)), pv, run_rng)   # noqa: E731
         exact_mean = shuffle_sum.pvec_analyzer(shuffle_sum.expected_count(rounded, one), n, pv)
         analyzer_error = float(np.abs(exact_mean - truth).max())
         extra = {"eps_hat": pv.eps_hat, "delta_hat": pv.delta_hat}

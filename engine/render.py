@@ -42,6 +42,18 @@ def render(json_path: Path) -> Path:
     return md
 
 
+def _check_heading(ch: dict) -> list[str]:
+    return ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "", ch["summary"]]
+
+
+def _rows_table(rows) -> list[str]:
+    if not rows:
+        return []
+    keys = list(rows[0])
+    return (["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+            + ["| " + " | ".join(_fmt(row.get(k)) for k in keys) + " |" for row in rows])
+
+
 def curve_markdown(r: dict, figure: str) -> str:
     c = r["verdict_counts"]
     field = r["sweep"]["field"]
@@ -72,8 +84,7 @@ def curve_markdown(r: dict, figure: str) -> str:
         lines += [f"| {_fmt(p['paper_epsilon'])} | {p['what']} | {_fmt(p['at'])} | {_fmt(p['ours_thm1'])} | "
                   f"{_fmt(p['ratio'])} | {_fmt(p['rounds_for_it'])} |" for p in r["paper"]]
     for ch in r["checks"]:
-        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
-                  ch["summary"]]
+        lines += _check_heading(ch)
     return "\n".join(lines) + "\n"
 
 
@@ -143,12 +154,7 @@ def protocol_markdown(r: dict, figure: str | None) -> str:
                      f"{_fmt(pr['claim'])} | {_fmt(p['sq_error_moments'][0])} | {_fmt(mse_exact)} | "
                      f"{_fmt(p['mse_bound'])} | {p['seconds_runs']:.2f} / {pr['seconds']:.2f} |")
     for ch in r["checks"]:
-        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
-                  ch["summary"]]
-        if ch["rows"]:
-            keys = list(ch["rows"][0])
-            lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            lines += ["| " + " | ".join(_fmt(row[k]) for k in keys) + " |" for row in ch["rows"]]
+        lines += _check_heading(ch) + _rows_table(ch["rows"])
     return "\n".join(lines) + "\n"
 
 
@@ -188,14 +194,10 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
         lines.append(f"| {ch['id']} | {ch['kind']} | {ch['theorem'] or '-'} | **{ICON[ch['verdict']]}** | "
                      f"{_fmt(ch['measured'])} | {_fmt(ch['bound'])} | {_fmt(ch['confidence'])} |")
     for ch in r["checks"]:
-        lines += ["", f"### {ch['id']}: {ICON[ch['verdict']]}", "", f"*{ch['kind']}* — {ch['citation']}", "",
-                  ch["summary"]]
+        lines += _check_heading(ch)
         if ch.get("trials_needed"):
             lines += ["", f"About {ch['trials_needed']} trials per point would decide it at this confidence."]
-        if ch["rows"]:
-            keys = list(ch["rows"][0])
-            lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            lines += ["| " + " | ".join(_fmt(row.get(k)) for k in keys) + " |" for row in ch["rows"]]
+        lines += _rows_table(ch["rows"])
         if ch["id"] in figures:
             lines += ["", f"![{ch['id']}]({figures[ch['id']]})"]
     lines += ["", "## Measurements", "",

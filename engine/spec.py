@@ -225,13 +225,7 @@ def consistency(spec: Spec) -> None:
             raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a finite number > 0")
         if k in WHOLE_OVERRIDES and v != int(v):
             raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a whole number >= 1")
-    ids = [c.id for c in spec.checks]
-    if len(set(ids)) != len(ids):
-        raise Problem("checks", f"duplicate check ids in {ids}")
-    for field_name, table in (("expect", spec.expect), ("expect_quick", spec.expect_quick)):
-        for key in table:
-            if key not in ids:
-                raise Problem(f"{field_name}.{key}", _choice_message(f"{field_name} key (a check id)", key, ids))
+    check_ids(spec.checks, spec.expect, spec.expect_quick)
     part = spec.data.participation
     if part is not None and not (part.low <= part.high <= spec.data.N):
         raise Problem("data.participation", f"low = {part.low}, high = {part.high}: need 1 <= low <= high <= N = {spec.data.N}")
@@ -307,6 +301,18 @@ def consistency(spec: Spec) -> None:
                 _check_sweep_value(spec.sweep.field, v)
             except ValueError as e:
                 raise Problem("sweep.values", str(e)) from None
+
+
+def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:
+    """The checks' ids, distinct, and every expect / expect_quick key one of them (raises Problem)."""
+    ids = [c.id for c in checks]
+    if len(set(ids)) != len(ids):
+        raise Problem("checks", f"duplicate check ids in {ids}")
+    for field_name, table in (("expect", expect), ("expect_quick", expect_quick)):
+        for key in table:
+            if key not in ids:
+                raise Problem(f"{field_name}.{key}", _choice_message(f"{field_name} key (a check id)", key, ids))
+    return ids
 
 
 def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:

@@ -19,6 +19,7 @@ to delta in full) and compute
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,15 +72,23 @@ def _mixture_logpmf(base: np.ndarray, start: int, k: np.ndarray, c: float) -> np
         return np.logaddexp(math.log1p(-q) + a, math.log(q) + b)
 
 
-def _pair_logpmfs(m: int, p: float, pair: Pair) -> tuple[np.ndarray, np.ndarray, float]:
-    """Both sides' log-pmfs on the window, and the binomial mass outside the window (added to delta in full)."""
+@dataclass(frozen=True)
+class _Table:
+    k: np.ndarray              # the window of counts
+    logP: np.ndarray
+    logQ: np.ndarray
+    outside: float             # the binomial's mass outside the window (added to delta in full)
+
+
+def _pair_logpmfs(m: int, p: float, pair: Pair) -> _Table:
+    """Both sides' log-pmfs on the window, and the binomial mass outside the window."""
     reach = int(math.ceil(max(pair.c, pair.c_prime))) + 1
     k = _window(m, p, reach)
     start = int(k[0]) - reach
     base = _binom_logpmf(np.arange(start, int(k[-1]) + 1, dtype=np.float64), m, p)
     lo, hi = int(k[0]) + reach, int(k[-1]) - reach          # eta's window: every shift stays inside k's
     outside = float(binom.cdf(lo - 1, m, p) + binom.sf(hi, m, p))
-    return _mixture_logpmf(base, start, k, pair.c), _mixture_logpmf(base, start, k, pair.c_prime), outside
+    return _Table(k, _mixture_logpmf(base, start, k, pair.c), _mixture_logpmf(base, start, k, pair.c_prime), outside)
 
 
 def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float) -> float:
@@ -91,10 +100,12 @@ def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float) -> float:
 
 def exact_epsilon(m: int, p: float, pair: Pair, delta: float, *, tol: float = 1e-7) -> float:
     """The smallest eps with both directions' hockey-stick divergence <= delta for this pair (bisection)."""
-    logP, logQ, outside = _pair_logpmfs(m, p, pair)
+    return _exact(_pair_logpmfs(m, p, pair), delta, tol)
 
+
+def _exact(t: _Table, delta: float, tol: float = 1e-7) -> float:
     def worst(eps: float) -> float:
-        return max(hockey_stick(logP, logQ, eps), hockey_stick(logQ, logP, eps)) + outside
+        return max(hockey_stick(t.logP, t.logQ, eps), hockey_stick(t.logQ, t.logP, eps)) + t.outside
 
     if worst(0.0) <= delta:
         return 0.0
@@ -116,17 +127,18 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
     so its Renyi divergences are infinite. ``interval``: the discretisation of the privacy loss; by default a
     hundredth of the largest single pair's exact epsilon divided by the number of pairs, so the pessimistic
     rounding (at most one interval per composed pair) stays below 1% of the result."""
-    counts = _counts(pairs)
+    counts = Counter(pairs)
+    tables = {pr: _pair_logpmfs(m, p, pr) for pr in counts}
     if interval is None:
-        guess = max(exact_epsilon(m, p, pr, delta) for pr in counts)
+        guess = max(_exact(t, delta) for t in tables.values())
         interval = min(1e-4, max(guess, 1e-9) / (100 * len(pairs)))
     composed = None
     outside_total = 0.0
     for pr, count in counts.items():
-        logP, logQ, outside = _pair_logpmfs(m, p, pr)
-        outside_total += count * outside
-        ks = _window(m, p, int(math.ceil(max(pr.c, pr.c_prime))) + 1).astype(np.int64).tolist()
-        one = pld.from_two_probability_mass_functions(dict(zip(ks, logP.tolist())), dict(zip(ks, logQ.tolist())),
+        t = tables[pr]
+        outside_total += count * t.outside
+        ks = t.k.astype(np.int64).tolist()
+        one = pld.from_two_probability_mass_functions(dict(zip(ks, t.logP.tolist())), dict(zip(ks, t.logQ.tolist())),
                                                       pessimistic_estimate=True, value_discretization_interval=interval,
                                                       symmetric=False)
         one = one.self_compose(count) if count > 1 else one
@@ -135,13 +147,6 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
     if left <= 0 or composed is None:
         return math.inf
     return float(composed.get_epsilon_for_delta(left))
-
-
-def _counts(pairs: list[Pair]) -> dict[Pair, int]:
-    out: dict[Pair, int] = {}
-    for pr in pairs:
-        out[pr] = out.get(pr, 0) + 1
-    return out
 
 
 def p1d_worst_pair(g: int) -> Pair:

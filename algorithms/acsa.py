@@ -33,6 +33,24 @@ class Stage:
     v: float        # the step parameter v_k: eta_r = 4 v_k / (r (r + 1))
 
 
+def iterate(stages: tuple[Stage, ...], *, mu: float, lam: float, radius: float, w_ag: np.ndarray,
+            gradient: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The AC-SA rounds of the module docstring over the stages, from ``w_ag``; ``gradient(w_md)`` is the round's
+    gradient estimate at the middle point (the caller's mechanism), the regulariser's lam w_md is added here.
+    Returns w_ag after the last round."""
+    for stage in stages:
+        w = w_ag.copy()
+        for r in range(1, stage.rounds + 1):
+            a = 2.0 / (r + 1)
+            eta = 4.0 * stage.v / (r * (r + 1))
+            w_md = ((1 - a) * (mu + eta) * w_ag + a * ((1 - a) * mu + eta) * w) / (eta + (1 - a * a) * mu)
+            g = gradient(w_md) + lam * w_md                 # gradient of (lam/2)||w - 0||^2 (server side)
+            z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
+            w = mechanisms.project_ball(z, radius)
+            w_ag = a * w + (1 - a) * w_ag
+    return w_ag
+
+
 def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: float, K: int, sigma: float,
         radius: float, one_pass: bool, M_range: tuple[int, int], rng: np.random.Generator,
         grad_F=None) -> RunOutput:
@@ -49,17 +67,8 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
     else:
         next_batch = lambda: sampling.k_subsets(rng, (T, N), n, K)  # noqa: E731
     silos = SiloRounds(records, loss, sigma=sigma, M_range=M_range, rng=rng, grad_F=grad_F)
-    for stage in stages:
-        w = w_ag.copy()
-        for r in range(1, stage.rounds + 1):
-            a = 2.0 / (r + 1)
-            eta = 4.0 * stage.v / (r * (r + 1))
-            w_md = ((1 - a) * (mu + eta) * w_ag + a * ((1 - a) * mu + eta) * w) / (eta + (1 - a * a) * mu)
-            g = silos.aggregate(w_md, next_batch)
-            g = g + lam * w_md                      # gradient of (lam/2)||w - 0||^2
-            z = (a * mu * w_md + ((1 - a) * mu + eta) * w - a * g) / (mu + eta)
-            w = mechanisms.project_ball(z, radius)
-            w_ag = a * w + (1 - a) * w_ag
+    w_ag = iterate(stages, mu=mu, lam=lam, radius=radius, w_ag=w_ag,
+                   gradient=lambda w_md: silos.aggregate(w_md, next_batch))
     silo_rounds = silos.uses.max(axis=1)
     record_uses = one_pass_uses if one_pass_uses is not None else silo_rounds
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=n,

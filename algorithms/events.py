@@ -49,7 +49,9 @@ class ShuffledLDPRelease:
 class ShuffleSumRelease:
     """Each round one call of seed 000's P_VEC on ``users_per_call`` users (grid g, ``trials_per_user`` binomial
     trials with probability p per user and coordinate, inputs of norm <= Delta2): the analyzer saw the d counts.
-    ``max_record_uses``: the most calls one user took part in (1 for the sequential protocols)."""
+    ``max_record_uses``: the most calls one user took part in (1 for the sequential protocols).
+    ``call_epsilon``, ``call_delta``: the (eps, delta) each call's parameters were calibrated for, when they differ
+    from the claim (P_GD: eps/(2 sqrt(2T ln(1/delta))), delta/(T+1)); None: the claim itself."""
 
     kind: ClassVar[str] = "shuffle_sum"
     users_per_call: int
@@ -61,11 +63,30 @@ class ShuffleSumRelease:
     rounds: int
     max_record_uses: int
     sampling: str = "disjoint"
+    call_epsilon: float | None = None
+    call_delta: float | None = None
 
 
-Event = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease
+@dataclass(frozen=True)
+class ShuffledGaussianRelease:
+    """Shuffled Noisy MB-SGD (seed 004, Thm 5.1 / G.1): every round ``silos_per_round`` of the ``silos`` silos (a
+    uniform subset) each sent grad f(w, x) + N(0, sigma^2 I_d) for ONE uniform record of its ``pool_size`` (K = 1),
+    and the shuffler passed the server the reports in random order. Accounted by verifiers/shuffled_gaussian.py."""
+
+    kind: ClassVar[str] = "shuffled_gaussian"
+    sigma: float
+    silos_per_round: int
+    silos: int
+    pool_size: int
+    rounds: int
+    max_record_uses: int
+    sampling: str = "one_record_per_silo"
+
+
+Event = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease | ShuffledGaussianRelease
 EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease,
-                                "shuffle_sum": ShuffleSumRelease}
+                                "shuffle_sum": ShuffleSumRelease,
+                                "shuffled_gaussian": ShuffledGaussianRelease}
 
 
 def to_dict(event: Event) -> dict:

@@ -10,7 +10,9 @@ the minus sign (note 000, section 6.3), which we use. Output: the average of the
 Vectorised over trials; P_VEC's count sampler costs O(b d) draws per round whatever its binomial size.
 
 ``run_central`` is the same SGD in the central model (a trusted curator adds Gaussian noise to the batch's mean
-gradient): the baseline seed 000 compares its shuffle protocols with, on the same schedule.
+gradient): the baseline seed 000 compares its shuffle protocols with, on the same schedule. ``run_local`` is the
+same SGD in the local model: every user adds its own Gaussian noise to its clipped gradient before the message
+leaves it, and the server sums the noisy messages (seed 004 L166: ISRL-DP with n = 1 record per silo is LDP).
 """
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius:
                      release=lambda g: shuffle_sum.pvec(g, pvec, rng))
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=records.d, grid=one.g, trials_per_user=one.b, p=one.p,
-                              Delta2=pvec.Delta2, rounds=T, max_record_uses=uses)
+                              Delta2=pvec.Delta2, rounds=T, max_record_uses=uses, call_epsilon=pvec.eps,
+                              call_delta=pvec.delta)
     return dataclasses.replace(out, events=(event,))
 
 
@@ -51,6 +54,19 @@ def run_central(records: Records, loss, *, T: int, b: int, eta: float, L: float,
                             max_record_uses=uses)
     # the noise test reads the noise on the released mean gradient: sum noise / b
     return dataclasses.replace(out, events=(event,), noise_sq=out.noise_sq / b**2)
+
+
+def run_local(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, sigma: float,
+              rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
+    """The same SGD in the local model: user u sends g_u + N(0, sigma^2 I) (its own noise, drawn on its side,
+    so the server never holds a clean gradient) and the server sums the b messages of the round."""
+    out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
+                     release=lambda g: mechanisms.gaussian(g, sigma, rng=rng).sum(axis=1))
+    # each user is a "silo" of one record releasing one message (batch 1): the event says exactly that, so the
+    # accountant and the audit see a single message with sensitivity 2L, whatever b the server averages over
+    event = GaussianRelease(sigma=sigma, batch_size=1, pool_size=1, sampling="disjoint", rounds=T, max_record_uses=uses)
+    # the noise test reads the noise of one message: the sum carries b of them
+    return dataclasses.replace(out, events=(event,), noise_sq=out.noise_sq / b, noise_coords=out.noise_coords)
 
 
 def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, rng: np.random.Generator,

@@ -59,6 +59,8 @@ class PVecParams:
     Delta2: float
     eps_hat: float
     delta_hat: float
+    eps: float | None = None   # the (eps, delta) Thm 3.2 calibrated the call for (None: built by hand)
+    delta: float | None = None
 
 
 def thm32(*, n: int, d: int, eps: float, delta: float, Delta2: float) -> PVecParams:
@@ -67,7 +69,8 @@ def thm32(*, n: int, d: int, eps: float, delta: float, Delta2: float) -> PVecPar
     g = math.ceil(max(2 * Delta2 * math.sqrt(n), math.sqrt(d), 4) - 1e-12)
     delta_hat = delta / (d + 1)
     eps_hat = eps / (18 * math.sqrt(math.log(1 / delta_hat)))
-    return PVecParams(lemma31(n=n, eps=eps_hat, delta=delta_hat, Delta=2 * Delta2, g=g), Delta2, eps_hat, delta_hat)
+    return PVecParams(lemma31(n=n, eps=eps_hat, delta=delta_hat, Delta=2 * Delta2, g=g), Delta2, eps_hat, delta_hat,
+                      eps, delta)
 
 
 def _round(x: np.ndarray, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:

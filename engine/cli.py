@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
     which.add_argument("--protocol", action="store_true",
                        help="the schema of shuffle-protocol specs (kind: shuffle_protocol)")
+    which.add_argument("--comparison", action="store_true",
+                       help="the schema of threat-model comparison specs (kind: comparison)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
@@ -167,9 +169,17 @@ def cmd_run(args) -> int:
         if store is not None:
             store.close()
         raise spec_mod.SpecError("command line", "--executor", str(e)) from None
+    comparing = getattr(spec, "kind", None) == "comparison"
     try:
-        results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
-                                  progress=_progress(args.quiet), store=store, executor=pool)
+        if comparing:
+            from engine import comparison
+
+            results = comparison.run(spec, trials=args.trials, seed=args.seed, quick=args.quick,
+                                     progress=_progress(args.quiet), store=store, executor=pool,
+                                     log=None if args.quiet else (lambda m: print(m, file=sys.stderr)))
+        else:
+            results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
+                                      progress=_progress(args.quiet), store=store, executor=pool)
     except spec_mod.SpecError as e:
         raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
     except runner.NumericalError as e:
@@ -183,9 +193,13 @@ def cmd_run(args) -> int:
         if store is not None:
             store.close()
     json_path, md_path = render.write(results, Path(args.out))
-    reused = f", {results['reused_trials']} reused from {args.store}" if results["reused_trials"] else ""
-    _print_verdicts(spec, results, args.quick, md_path, json_path,
-                    f"{len(results['points'])} point(s) x {results['trials']} trials{reused}")
+    if comparing:
+        points = sum(len(sw["values"]) * len(sw["runs"]) for sw in results["sweeps"])
+        head = f"{len(spec.runs)} runs, {points} point(s) x {results['trials']} trials"
+    else:
+        reused = f", {results['reused_trials']} reused from {args.store}" if results["reused_trials"] else ""
+        head = f"{len(results['points'])} point(s) x {results['trials']} trials{reused}"
+    _print_verdicts(spec, results, args.quick, md_path, json_path, head)
     counts = results["verdict_counts"]
     return 1 if counts["fail"] else 0
 
@@ -205,7 +219,8 @@ def cmd_validate(args) -> int:
     for path in paths:
         try:
             s = spec_mod.load_any(path)
-            print(f"ok: {path} ({s.name}: {len(s.checks)} checks)")
+            extra = f" and {len(s.run_check_ids())} run checks" if hasattr(s, "run_check_ids") else ""
+            print(f"ok: {path} ({s.name}: {len(s.checks)} checks{extra})")
         except spec_mod.SpecError as e:
             print(f"error: {e}", file=sys.stderr)
             bad += 1
@@ -253,6 +268,9 @@ def cmd_list(args) -> int:
     print("privacy-curve baselines (seed 001, Figure 2):")
     for name, text in BASELINES.items():
         print(f"  {name:<12} {text}; conventions: {', '.join(CONVENTIONS)}")
+    print("comparison specs (kind: comparison): runs under several threat models, each with its own checks, and:")
+    print("  ordering     the worse run's measured excess risk above the better run's where their cited rates "
+          "differ by >= margin x")
     return 0
 
 
@@ -271,6 +289,11 @@ def cmd_report(args) -> int:
 
 
 def cmd_schema(args) -> int:
+    if args.comparison:
+        from engine.comparison_spec import ComparisonSpec
+
+        print(json.dumps(ComparisonSpec.model_json_schema(), indent=1))
+        return 0
     if args.protocol:
         from engine.protocol_spec import ProtocolSpec
 

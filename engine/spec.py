@@ -26,7 +26,9 @@ THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each si
                  "shuffle": "shuffle model (seeds 000, 001): clients randomize locally, a trusted shuffler hands "
                             "the server the multiset of messages, whose view is (eps, delta)-DP",
                  "central": "central model: a trusted curator sees the records and releases an (eps, delta)-DP "
-                            "output (here: the noisy gradients of every round)"}
+                            "output (here: the noisy gradients of every round)",
+                 "local": "local model: every user randomizes its own message before it leaves the device; each "
+                          "message the server receives is (eps, delta)-DP in that user's record"}
 
 
 class SpecError(Exception):
@@ -45,9 +47,11 @@ class Strict(BaseModel):
 
 
 class ThreatModel(Strict):
-    kind: Literal["isrl", "shuffle", "central"] = Field(description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
+    kind: Literal["isrl", "shuffle", "central", "local"] = Field(
+        description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
     epsilon: float = Field(gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of the "
-                                             "server's shuffled view (shuffle), of the curator's releases (central)")
+                                             "server's shuffled view (shuffle), of the curator's releases (central), of "
+                                             "every user's messages (local)")
     delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
 
 
@@ -259,11 +263,13 @@ def consistency(spec: Spec) -> None:
         if c.kind == "privacy_audit" and not entry.auditable:
             raise Problem(f"{at}.kind", f"no privacy audit is implemented for {spec.algorithm.kind}'s mechanism yet; "
                                         f"its privacy is checked by privacy_accounting")
-        models = {"noise_calibration": ("isrl", "central"), "ldp_exact": ("shuffle",),
+        models = {"noise_calibration": ("isrl", "central", "local"), "ldp_exact": ("shuffle",),
                   "unbiased": ("shuffle",)}.get(c.kind)
+        if c.kind == "noise_calibration" and THEOREMS.get(entry.privacy_theorem).measures == "sigma":
+            models = None           # Gaussian noise calibrated by a sigma formula, in any threat model (seed 004 Thm 5.1)
         if models is not None and spec.threat_model.kind not in models:
             raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {' or '.join(models)} threat model (the "
-                                        f"Gaussian noise of a silo or curator, or a client's local randomizer); this "
+                                        f"Gaussian noise of a silo, curator or user, or a client's local randomizer); this "
                                         f"spec's is {spec.threat_model.kind}")
         if name is None:
             raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
@@ -435,8 +441,9 @@ def parse_model(model: type[BaseModel], raw: dict, file: str):
 
 
 def load_any(path: str | Path):
-    """A learning spec (Spec), or with ``kind: privacy_curve`` a privacy-curve spec (engine/curve_spec.py), or with
-    ``kind: shuffle_protocol`` a shuffle-protocol spec (engine/protocol_spec.py)."""
+    """A learning spec (Spec), or with ``kind: privacy_curve`` a privacy-curve spec (engine/curve_spec.py), with
+    ``kind: shuffle_protocol`` a shuffle-protocol spec (engine/protocol_spec.py), with ``kind: comparison`` a
+    threat-model comparison (engine/comparison_spec.py)."""
     return load(path, curves=True)
 
 
@@ -462,6 +469,10 @@ def load(path: str | Path, curves: bool = False):
         from engine.protocol_spec import parse_protocol
 
         return parse_protocol(raw, str(p))
+    if curves and isinstance(raw, dict) and raw.get("kind") == "comparison":
+        from engine.comparison_spec import parse_comparison
+
+        return parse_comparison(raw, str(p))
     return parse(raw, str(p))
 
 

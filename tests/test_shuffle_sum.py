@@ -205,6 +205,26 @@ def test_shuffle_sgd_runs_privately_and_deterministically():
     assert again["points"][0]["measurements"] == point["measurements"]
 
 
+def test_p_sgd_with_noise_below_the_calibration_fails_privacy(monkeypatch):
+    """The fault: P_VEC's p cut to a third inside P_SGD's resolution. The accountant's epsilon still meets the claim
+    (P_VEC's ~800x slack); the check fails because the parameters as run are not Thm 3.2's at the declared target."""
+    import dataclasses
+
+    from engine import runner
+
+    real = ss.thm32
+
+    def less_noise(**kw):
+        pv = real(**kw)
+        return dataclasses.replace(pv, one_d=dataclasses.replace(pv.one_d, p=pv.one_d.p / 3))
+
+    monkeypatch.setattr(ss, "thm32", less_noise)
+    res = runner.run_spec(_tiny_sgd())
+    check = next(c for c in res["checks"] if c["id"] == "privacy")
+    assert check["verdict"] == "fail" and "p = " in check["rows"][0]["calibration_failed"]
+    assert check["rows"][0]["epsilon_accountant"] < check["rows"][0]["epsilon_target"]
+
+
 def test_a_user_in_two_rounds_is_charged_twice():
     from algorithms.events import ShuffleSumRelease
     from verifiers import accounting

@@ -14,12 +14,14 @@ which is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is repor
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from algorithms.events import Event, GaussianRelease, ShuffledLDPRelease, ShuffleSumRelease
-from verifiers import binomial_privacy, shuffle_001
+from algorithms.events import Event, GaussianRelease, ShuffledGaussianRelease, ShuffledLDPRelease, ShuffleSumRelease
+from verifiers import binomial_bucketed, binomial_privacy, shuffle_000_gd, shuffle_001, shuffled_gaussian
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
 # Renyi orders: dense near 1 and wide enough that the optimum is never at the grid's edge in our specs
@@ -33,14 +35,33 @@ def noise_multiplier(event: GaussianRelease, L: float) -> float:
 def shuffle_sum_epsilon(e: ShuffleSumRelease, delta: float) -> float:
     """P_VEC's (eps at delta) from its parameters as run: each user's data enters only the calls it joined."""
     m = e.users_per_call * e.trials_per_user
+    if _bucketed(e):
+        # P_GD: every user in all T calls, binomials of ~10^16 trials: the bucketed PLD (verifiers/binomial_bucketed.py)
+        return max(binomial_bucketed.epsilon(m, e.p, dict(Counter(pairs * e.max_record_uses)), delta)
+                   for pairs in binomial_privacy.pvec_canaries(e.dimension, e.grid).values())
     best = 0.0
     for pairs in binomial_privacy.pvec_canaries(e.dimension, e.grid).values():
         best = max(best, binomial_privacy.pld_epsilon(m, e.p, pairs * e.max_record_uses, delta))
     return best
 
 
+def _bucketed(e: ShuffleSumRelease) -> bool:
+    """Runs whose users join several calls, or that declare a per-call target, take the bucketed accountant."""
+    return e.max_record_uses > 1 or e.call_epsilon is not None
+
+
 def describe(event: Event, L: float, delta: float) -> dict[str, float | int | str]:
     """What the report shows about an event next to its epsilon."""
+    if isinstance(event, ShuffledGaussianRelease):
+        a = shuffled_gaussian_account(event, L, delta)
+        return {"sigma": event.sigma, "silos_per_round": event.silos_per_round, "eps0_local": a.eps0,
+                "delta0_local": a.delta0, "eps_shuffle_fmt_numerical": a.eps_shuffle,
+                "eps_shuffle_fmt_closed_form": a.eps_shuffle_closed if a.eps_shuffle_closed is not None else "n/a",
+                "q_record_per_round": a.q, "eps_round": a.eps_round,
+                "epsilon_advanced_composition": a.epsilon_advanced}
+    if isinstance(event, ShuffleSumRelease) and event.call_epsilon is not None:
+        return {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
+                event.trials_per_user, "p": event.p} | shuffle_000_gd.per_call_table(event, delta)
     if isinstance(event, ShuffleSumRelease):
         return {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
                 event.trials_per_user, "p": event.p}
@@ -78,8 +99,18 @@ def epsilon(events: tuple[Event, ...], *, L: float, delta: float) -> tuple[float
             raise ValueError("a shuffle-sum release is accounted on its own (one event per run)")
         s = events[0]
         assert isinstance(s, ShuffleSumRelease)
-        return shuffle_sum_epsilon(s, delta), ("PLD (dp-accounting) of P_VEC's binomial counts, worst canary, composed "
-                                               "over the calls one user joins (parallel composition over the others)")
+        how = ("bucketed PLD (verifiers/binomial_bucketed.py, over-states by <= 5%)" if _bucketed(s) else
+               "PLD (dp-accounting)")
+        return shuffle_sum_epsilon(s, delta), (f"{how} of P_VEC's binomial counts, worst canary, composed over the calls "
+                                               f"one user joins (parallel composition over the others)")
+    if any(isinstance(e, ShuffledGaussianRelease) for e in events):
+        if len(events) != 1:
+            raise ValueError("a shuffled Gaussian release is accounted on its own (one event per run)")
+        g = events[0]
+        assert isinstance(g, ShuffledGaussianRelease)
+        return shuffled_gaussian_account(g, L, delta).epsilon, (
+            "seed 004 Thm G.1's chain with published bounds: exact Gaussian local randomizer, FMT 2020b Thm 3.8 "
+            "(numerical), subsampling q = M/(N n), KOV composition (verifiers/shuffled_gaussian.py), replace-one")
     if any(isinstance(e, ShuffledLDPRelease) for e in events):
         if len(events) != 1:
             raise ValueError("a shuffled LDP release is accounted on its own (one event per run)")
@@ -97,3 +128,8 @@ def epsilon(events: tuple[Event, ...], *, L: float, delta: float) -> tuple[float
         name = "RDP (dp-accounting, Wang-Balle-Kasiviswanathan sampling w/o replacement), replace-one"
     acc.compose(composed)
     return float(acc.get_epsilon(delta)), name
+
+
+def shuffled_gaussian_account(e: ShuffledGaussianRelease, L: float, delta: float) -> shuffled_gaussian.Account:
+    return shuffled_gaussian.account(sigma=e.sigma, L=L, M=e.silos_per_round, N=e.silos, n=e.pool_size, R=e.rounds,
+                                     delta=delta)

@@ -12,7 +12,7 @@ import numpy as np
 from algorithms import ldp
 from algorithms.events import Event, ShuffledLDPRelease, ShuffleSumRelease
 from algorithms.registry import Registry
-from verifiers import accounting, stats
+from verifiers import accounting, shuffle_000_gd, stats
 from verifiers.theorem import Theorem
 
 VERDICTS = ("pass", "fail", "inconclusive", "inapplicable")
@@ -127,8 +127,15 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
         target = p.params["eps0"]
         ok = eps <= target * (1 + 1e-9)
         verdict = verdict if ok else "fail"
+        # a shuffle-sum run that declares its per-call target (P_GD): its parameters must be the paper's there, since
+        # the canaries bound the worst case from below only (verifiers/shuffle_000_gd.py)
+        e0 = p.events[0]
+        uncovered = (shuffle_000_gd.calibration_failures(e0, target, p.params["delta0"])
+                     if isinstance(e0, ShuffleSumRelease) else [])
+        verdict = "fail" if uncovered else verdict
         worst = max(worst, eps / target)
         rows.append({"point": p.value, "epsilon_accountant": eps, "epsilon_target": target, "delta": p.params["delta0"],
+                     **({"calibration_failed": "; ".join(uncovered)} if uncovered else {}),
                      **accounting.describe(p.events[0], p.params["L"], p.params["delta0"]),
                      "rounds": p.events[0].rounds, "max_record_uses": p.events[0].max_record_uses,
                      "slack": target / eps if eps > 0 else math.inf,
@@ -137,6 +144,10 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
     what = ("the server's shuffled view as run, with Thm 2's lower bound next to it"
             if isinstance(first, ShuffledLDPRelease) else
             "the analyzer's view (P_VEC's counts) as run, largest over canary pairs" if isinstance(first, ShuffleSumRelease)
+            else "the server's view of the shuffled Gaussian reports as run (sigma as run, M of N silos, one record "
+                 "each, R rounds)" if first.kind == "shuffled_gaussian"
+            else "every user's message as run (one record, noise multiplier sigma/(2L), replace-one; each user "
+                 "speaks once)" if thm.threat_model == "local"
             else "the Gaussian releases as run (a silo's transcript under ISRL, the curator's under central DP; noise "
                  "multiplier sigma K/(2L), replace-one)")
     summary = f"{name}: epsilon of {what} against the spec's epsilon; worst epsilon/target = {worst:.3f}"

@@ -1,0 +1,101 @@
+"""Algorithm 4 of seed 000 (Cheu, Joseph, Mao & Peng): P_AGD, sequentially interactive shuffle-private AC-SA
+(L205-216, Thm 4.3 L199-201), its Moreau-smoothed use for non-smooth losses (Thm 4.7, L224-240) and the restarts
+for strongly convex losses (Thm 4.8, L242-252). Lnnn = line of ../shared/seeds/000_2468e2e5d70af056.txt.
+
+n users with one record each; round t takes b fresh users (each user speaks once). With theta_1^ag = theta_1 = w0:
+    alpha_t    = 2/(t+2),  L_t = ((T+2)^{3/2} sigma/D + beta)/(t+1)                     (Thm 4.3, L199)
+    theta^md   = alpha_t theta_t + (1 - alpha_t) theta^ag_t                             (line 3)
+    gbar_t     = P_VEC(clip_L(grad l(theta^md, x_{t,1})), ..., clip_L(grad l(theta^md, x_{t,b}))) / b   (line 4)
+    theta_{t+1} = argmin_Theta <gbar_t, theta - theta_t> + (L_t/2)||theta - theta_t||^2
+                = Proj_Theta(theta_t - gbar_t / L_t)                                    (line 5, closed form)
+    theta^ag_{t+1} = alpha_t theta_{t+1} + (1 - alpha_t) theta^ag_t                      (line 6)
+output theta^ag_{T+1} (line 8, L216).
+
+Pseudo-code corrections (the OCR dropped every minus sign of Algorithm 4):
+  1. line 3 (L211) prints "alpha_t theta_t + (1 alpha_t) theta_t^ag": read (1 - alpha_t);
+  2. line 5 (L213) prints "<gbar_t, theta theta_t> + (L_t/2)||theta theta_t||^2": read theta - theta_t (both places); the
+     minimiser over the ball Theta is then the projection of theta_t - gbar_t/L_t;
+  3. line 6 (L214) prints "(1 alpha_t) theta_t^ag": read (1 - alpha_t);
+  4. Thm 4.3 names the output "theta_{t+1}^ag" (L199): the algorithm's output is theta_{T+1}^ag (line 8, L216).
+Lemma 4.4 says "variance (at most) sigma" (L218) where B.3 (L613) and the L_t formula mean the variance sigma^2.
+
+As in P_SGD (algorithms/shuffle_sgd.py), the users' gradients are clipped to l_2 norm ``L_clip`` before P_VEC (its
+input condition; a no-op when the loss's constant is right), and P_VEC's count sampler costs O(b d) draws per round
+whatever its binomial size. ``phases`` > 1 is Thm 4.8's reduction: phase j runs the same T rounds on its own fresh
+users (disjoint from every other phase's) and starts at phase j-1's output.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from algorithms import mechanisms, sampling, shuffle_sum
+from algorithms.data import Records
+from algorithms.events import ShuffleSumRelease
+from algorithms.result import RunOutput, multiplicity_per_trial
+from algorithms.shuffle_sgd import clip_l2
+
+
+def schedule(T: int, K: float) -> tuple[np.ndarray, np.ndarray]:
+    """(L_t, alpha_t) for t = 1..T: L_t = K/(t+1) with K = (T+2)^{3/2} sigma/D + beta, alpha_t = 2/(t+2) (L199)."""
+    t = np.arange(1, T + 1, dtype=np.float64)
+    return K / (t + 1), 2.0 / (t + 2)
+
+
+def lt_numerator(*, T: int, sigma: float, D: float, beta: float) -> float:
+    """(T+2)^{3/2} sigma/D + beta, the numerator of Thm 4.3's L_t (L199)."""
+    return (T + 2) ** 1.5 * sigma / D + beta
+
+
+def run(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip: float, radius: float,
+        pvec: shuffle_sum.PVecParams, claim: tuple[float, float], rng: np.random.Generator, M_range=None,
+        grad_F=None) -> RunOutput:
+    """P_AGD (``phases`` = 1) or Thm 4.8's restarts of it, every round's clipped gradients summed by P_VEC.
+    ``claim``: the (eps, delta) P_VEC's parameters were calibrated for (each call's = the run's: a user joins one call),
+    which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's."""
+    return _agd(records, loss, T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=radius, rng=rng, grad_F=grad_F,
+                release=lambda g: shuffle_sum.pvec(g, pvec, rng), pvec=pvec, claim=claim)
+
+
+def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip: float, radius: float,
+         rng: np.random.Generator, grad_F, release: Callable[[np.ndarray], np.ndarray],
+         pvec: shuffle_sum.PVecParams, claim: tuple[float, float]) -> RunOutput:
+    if records.N != 1:
+        raise ValueError(f"P_AGD runs on one pool of n users (N = 1), not N = {records.N} silos")
+    trials, d = records.trials, records.d
+    rounds = T * phases
+    # every round of every phase gets its own b users: one random order of the n users, cut into disjoint batches
+    batches = sampling.disjoint_batches(rng, (trials, 1), records.n, b, rounds)      # (rounds, trials, 1, b)
+    uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(trials, 1, -1))
+    Lt, alpha = schedule(T, K)
+    err_sq = np.zeros(trials)
+    grad_err = np.zeros(trials) if grad_F is not None else None
+    ag = np.zeros((trials, d))                                  # w0 = 0, the centre of Theta
+    for phase in range(phases):
+        theta = ag.copy()                                       # theta_1 = theta_1^ag = the previous output
+        for t in range(T):
+            a = alpha[t]
+            md = a * theta + (1 - a) * ag
+            X, y = records.take(batches[phase * T + t])
+            X, y = X[:, 0], y[:, 0]                             # (trials, b, d), (trials, b)
+            z = np.einsum("tbd,td->tb", X, md)
+            g = loss.dphi(z, y, np.einsum("tbd,tbd->tb", X, X))[..., None] * X + loss.mu * md[:, None, :]
+            g = clip_l2(g, L_clip)
+            total = release(g)                                  # the analyzer's estimate of the batch's sum
+            err = total - g.sum(axis=1)
+            err_sq += np.einsum("td,td->t", err, err)
+            gbar = total / b
+            if grad_err is not None:
+                diff = gbar - grad_F(md)
+                grad_err += np.einsum("td,td->t", diff, diff)
+            theta = mechanisms.project_ball(theta - gbar / Lt[t], radius)
+            ag = a * theta + (1 - a) * ag
+    one = pvec.one_d
+    event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
+                              Delta2=pvec.Delta2, rounds=rounds, max_record_uses=int(uses.max()),
+                              call_epsilon=claim[0], call_delta=claim[1])
+    return RunOutput(w=ag, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
+                     grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
+                     silo_rounds=np.full(trials, rounds), record_uses=uses,
+                     extra={"sum_error_sq": err_sq / max(rounds, 1)})

@@ -1,0 +1,106 @@
+"""Algorithm 5 of seed 000 (Cheu, Joseph, Mao & Peng): P_GD, fully interactive shuffle-private gradient descent
+(L256-273; Lemma B.6, L724-740; Thm 4.9, L275-283, L744-748). Lnnn = line of ../shared/seeds/000_2468e2e5d70af056.txt.
+
+n users with one record each; every one of the T rounds queries ALL n users: their gradients at theta_t, clipped to
+l_2 norm L (algorithms/shuffle_sgd.clip_l2: the paper assumes L-Lipschitz losses; the clip makes P_VEC's input
+condition hold on any data and is a no-op when the loss's constant is right), are summed by P_VEC
+(algorithms/shuffle_sum.py) at the per-round (eps/(2 sqrt(2 T ln(1/delta))), delta/(T+1)) with Delta_2 = L
+(L267), gbar_t = P_VEC(...)/n, theta_{t+1} = Proj(theta_t - eta gbar_t). Schedule (Lemma B.6's proof, L740):
+T = min{n, eps^2 n^2/(d log^2(nd/delta))}, eta = D/(L sqrt T).
+
+Corrections of the printed algorithm (both recorded in the resolved provenance, so the report shows them):
+- CORRECTION (sign): line 4 prints "theta_{t+1} <- Pi(theta_t + eta gbar_t)", an ascent step. Lemma B.4 (Bubeck's
+  projected gradient descent) needs "- eta gbar_t", which we use (note 000, sections 2.7 and 6.3).
+- CORRECTION (indices): the loop runs t = 1..T from an initialised theta_0 and would query theta_1 first, which
+  is never set, while the output averages theta_0..theta_{T-1}. We run t = 0..T-1 (gradient at theta_t, then
+  theta_{t+1}) and output (1/T) sum_{t=0}^{T-1} theta_t: the average of the T points whose gradients were
+  queried, which is what Lemma B.4's bound is about.
+
+Variant ``fkt`` (Thm 4.9's strongly convex part, Lemma B.7, L752-760): the users are split into k disjoint groups and
+P_GD runs on each group in turn, each group's run starting at the previous group's output; the output is the last
+group's. The seed says only "the same set of groups as (Feldman et al., 2020)": OUR CHOICE is k = ceil(log2 log2 n)
+groups of floor(n/k) users (the log log n groups its text names; equal sizes, as for Thm 4.8's phases) and the whole
+domain in every group (no shrinking radius: the radii would need the rate's hidden constant). A user joins the T
+calls of its own group only (parallel composition over groups).
+
+Cost: T rounds of n users' gradients and one P_VEC count per coordinate, O(T n d) per trial; P_VEC's count
+sampler draws the users' privacy noise as one binomial per coordinate whatever its size (b reaches 2.5 x 10^13
+trials per user and coordinate in specs/shuffle_gd.yaml, n b 5 x 10^16).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from algorithms import mechanisms, shuffle_sum
+from algorithms.data import Records
+from algorithms.events import ShuffleSumRelease
+from algorithms.result import RunOutput
+from algorithms.shuffle_sgd import clip_l2
+
+
+def rounds(*, n: int, d: int, eps: float, delta: float) -> int:
+    """T = min{n, eps^2 n^2/(d log^2(nd/delta))} (L740), rounded down and at least 1 (our choice: the paper
+    leaves T real)."""
+    return max(1, min(n, math.floor(eps**2 * n**2 / (d * math.log(n * d / delta) ** 2))))
+
+
+def per_round(*, eps: float, delta: float, T: int) -> tuple[float, float]:
+    """The (eps, delta) each round's P_VEC call is run at (Algorithm 5, line 3, L267)."""
+    return eps / (2 * math.sqrt(2 * T * math.log(1 / delta))), delta / (T + 1)
+
+
+def step(*, D: float, L: float, T: int) -> float:
+    """eta = D/(L sqrt T) (L740)."""
+    return D / (L * math.sqrt(T))
+
+
+def fkt_groups(n: int) -> int:
+    """k = ceil(log2 log2 n) disjoint user groups (OUR CHOICE, see the module docstring), at least 2."""
+    return max(2, math.ceil(math.log2(math.log2(max(n, 4)))))
+
+
+def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, pvec: shuffle_sum.PVecParams,
+        rng: np.random.Generator, call_eps: float | None = None, call_delta: float | None = None,
+        release: Callable[[np.ndarray], np.ndarray] | None = None, groups: int = 1, M_range=None,
+        grad_F=None) -> RunOutput:
+    """P_GD: T rounds, every user (of the current group) in every round, the clipped gradients summed by P_VEC (the
+    analyzer sees only the counts). ``groups`` > 1: Lemma B.7's reduction, P_GD on each of ``groups`` disjoint groups
+    of floor(n/groups) users in turn. ``release`` replaces P_VEC (tests only). Output: the average of theta_0 ..
+    theta_{T-1} of the (last) group's run."""
+    if records.N != 1:
+        raise ValueError(f"P_GD runs on one pool of n users (N = 1), not N = {records.N} silos")
+    trials, n, d = records.trials, records.n, records.d
+    size = n // groups
+    send = release or (lambda g: shuffle_sum.pvec(g, pvec, rng))
+    joined = np.zeros((trials, n), dtype=np.int64)                         # calls each user's data entered
+    w = np.zeros((trials, d))
+    err_sq = np.zeros(trials)
+    for k in range(groups):
+        members = np.arange(k * size, (k + 1) * size)
+        X, y = records.take(np.broadcast_to(members, (trials, 1, size)))
+        X, y = X[:, 0], y[:, 0]                                             # (trials, size, d), (trials, size)
+        xsq = np.einsum("tnd,tnd->tn", X, X)
+        avg = np.zeros((trials, d))
+        for t in range(T):
+            avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
+            g = loss.dphi(np.einsum("tnd,td->tn", X, w), y, xsq)[..., None] * X + loss.mu * w[:, None, :]
+            g = clip_l2(g, L)
+            joined[:, members] += 1
+            total = send(g)                                                 # the server's estimate of the sum
+            err = total - g.sum(axis=1)
+            err_sq += np.einsum("td,td->t", err, err)
+            w = mechanisms.project_ball(w - eta * total / size, radius)   # descent step (see the docstring)
+        w = avg                                                             # the next group starts at this output
+    uses = joined.max(axis=1)
+    one = pvec.one_d
+    event = ShuffleSumRelease(users_per_call=size, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
+                              Delta2=pvec.Delta2, rounds=groups * T, max_record_uses=int(uses.max()),
+                              sampling="all_users", call_epsilon=call_eps, call_delta=call_delta)
+    rounds = groups * T
+    in_groups = joined[:, :groups * size]
+    return RunOutput(w=w, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d), grad_err=None,
+                     rounds=rounds, silo_rounds=np.full(trials, rounds), record_uses=uses,
+                     extra={"sum_error_sq": err_sq / max(rounds, 1), "min_record_uses": in_groups.min(axis=1)})

@@ -433,8 +433,9 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
                           "OUR CHOICE (the seed defers the groups to Feldman et al. 2020): k = ceil(log2 log2 n) equal "
                           "groups, the whole domain in each; T, eta and P_VEC below are one group's (n -> n/k)")
     if not math.isfinite(c["beta"]):
-        p.update(_moreau(c, ov, prov, rule=_thm49_beta, cite="Thm 4.9 proof (L744): beta = (L/D) min(sqrt n, "
-                                                              "eps n/(sqrt(d) log^{3/2}(nd/delta)))"))
+        p.update(_moreau({**c, "n": n}, ov, prov, rule=_thm49_beta, cite="Thm 4.9 proof (L744): beta = (L/D) min("
+                                                                          "sqrt n, eps n/(sqrt(d) log^{3/2}(nd/delta)))"
+                                                                          + (", n of one group" if groups > 1 else "")))
     if "T" in ov:
         T, prov["T"] = int(ov["T"]), "override (the per-round eps, delta follow it)"
     else:
@@ -602,8 +603,9 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     mse = d * (2 * L_clip / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
     prov["pvec_mse"] = "P_VEC's explicit MSE bound d (2 Delta_2/g)^2 (b/4 + b b_binom p) (Lemma A.2's proof, L404-412)"
     sigma2 = L_clip ** 2 / b + mse / b ** 2
-    prov["sigma"] = ("sigma^2 = L_clip^2/b + pvec_mse/b^2: the proof's eq. (5) (L594-611) with P_VEC's explicit MSE "
-                     "(the O() constant made explicit; our reading)")
+    prov["sigma"] = ("OUR READING: sigma^2 = L_clip^2/b + pvec_mse/b^2, the proof's eq. (5) (L594-611, sigma^2 = "
+                     "L^2/b + O(d L^2 log^2(d/delta)/(b^2 eps^2))) with P_VEC's explicit MSE in place of the O() term "
+                     "(its constant is ~10^5); it drives L_t")
     if "Lt_numerator" in ov:
         K, prov["Lt_numerator"] = float(ov["Lt_numerator"]), "override"
     else:
@@ -696,8 +698,10 @@ def resolve_shuffled_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str
         prov["sigma"] = ("Thm G.1 (L1160): sigma^2 = C L^2 R M ln(RM^2/(N delta)) ln(R/delta) ln(1/delta)/(n^2 N^2 "
                          "eps^2). THE PAPER LEAVES THE ABSOLUTE CONSTANT C OPEN: C is set to the smallest value the "
                          "accountant certifies, i.e. sigma is the smallest (bisection, rel. resolution "
-                         f"{shuffled_gaussian.SIGMA_REL_RES:g}) with accounted epsilon <= eps at delta (exact Gaussian "
-                         "local randomizer, FMT 2020b Thm 3.8 numerical, subsampling, KOV composition)")
+                         f"{shuffled_gaussian.SIGMA_REL_RES:g}) with accounted epsilon <= eps at delta. The accountant is "
+                         "OUR CHOICE of published bounds in place of the proof's O() steps (exact Gaussian local "
+                         "randomizer, FMT 2020b Thm 3.8 numerical, Balle-Barthe-Gaboardi subsampling, KOV composition) "
+                         "with our fixed delta split: C is the smallest for this chain")
         prov["C_thm51"] = "C = sigma^2 / (Thm G.1's expression without C), found by the sigma search (never tuned for utility)"
     C = sigma**2 / base
     if "eta" in ov:
@@ -745,6 +749,7 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
         prov["K"] = ("Thm G.2 proof (L1305): (L/(beta D))^(2/5) n^(3/5) (d ln(1/delta))^(1/5) / (eps^(2/5) M^(2/5)), "
                      "rounded up (the text's eps0, delta0 read as eps, delta; note 004 section 2.4)")
         K = _int_clamped("K", raw, 1, n, prov, "Thm G.2 K")
+    g2_K = float("K" not in ov and "clamped" not in prov["K"])
     R, prov["R"] = n // K, "R = floor(n/K) (one pass, L1297)"
     pv = shuffle_sum.thm32(n=N * K, d=d, eps=eps, delta=delta, Delta2=L)
     prov["g"] = prov["b_binom"] = prov["p"] = (
@@ -764,7 +769,7 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
         prov["lambda"] = "lambda = V/(2 D sqrt(R)) (Thm G.2 proof, L1301)"
         stages = _convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
-    p.update(K=K, R=R, V2=V2, lam=lam, stages=len(stages), fresh_batches=1, g=pv.one_d.g, b_binom=pv.one_d.b,
+    p.update(g2_K=g2_K, K=K, R=R, V2=V2, lam=lam, stages=len(stages), fresh_batches=1, g=pv.one_d.g, b_binom=pv.one_d.b,
              p=pv.one_d.p, eps_hat=pv.eps_hat, pvec_var=pvec_var)
     return Resolved(p, prov, frozenset(ov), dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, L=L, radius=D / 2,
                                                  pvec=pv))

@@ -4,6 +4,7 @@ composition, and two planted faults with the check that catches each."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import time
 
@@ -128,6 +129,11 @@ def test_bucketed_pld_matches_the_tabulated_one_and_stays_above_the_exact_epsilo
     exact = binomial_privacy.exact_epsilon(m, p, pair, 1e-6)
     one = binomial_bucketed.epsilon(m, p, {pair: 1}, 1e-6)
     assert exact <= one <= 1.06 * exact                    # pessimistic, and within its 5% rounding allowance
+    for coarse in (0.2, 0.5, 1.0):                           # however coarse the buckets, never below the exact value
+        assert exact <= binomial_bucketed.epsilon(m, p, {pair: 1}, 1e-6, rel_error=coarse)
+    big = binomial_privacy.Pair(0.0, 100.0)                  # a case a sign error in the losses put below the truth
+    assert binomial_privacy.exact_epsilon(10**6, 0.3, big, 1e-6) <= binomial_bucketed.epsilon(
+        10**6, 0.3, {big: 1}, 1e-6, rel_error=0.5)
     for pairs in binomial_privacy.pvec_canaries(10, g).values():
         tab = binomial_privacy.pld_epsilon(m, p, pairs * 3, 1e-6)
         new = binomial_bucketed.epsilon(m, p, {pairs[0]: 3 * len(pairs)}, 1e-6)
@@ -275,3 +281,17 @@ def test_fkt_groups_are_disjoint_and_chained():
     res = ALGORITHMS.get("shuffle_gd").resolve(c, "fkt", {})
     assert res.params["groups"] == math.ceil(math.log2(math.log2(2000))) == 4 and res.params["K"] == 500
     assert res.params["T"] == shuffle_gd.rounds(n=500, d=10, eps=1.0, delta=1e-6)
+
+
+def test_a_single_call_calibrated_above_the_claim_is_not_covered():
+    """P_VEC calibrated for eps = 20 where the run claims 1 (e.g. the eps_round override at T = 1): the canary
+    accountant still gives a small epsilon (the canaries are lower bounds), so the calibration must catch it; a run
+    that declares no calibration target is not covered either."""
+    pv = shuffle_sum.thm32(n=2000, d=10, eps=20.0, delta=1e-6, Delta2=1.0)
+    one = pv.one_d
+    e = ShuffleSumRelease(users_per_call=2000, dimension=10, grid=one.g, trials_per_user=one.b, p=one.p, Delta2=1.0,
+                          rounds=1, max_record_uses=1, call_epsilon=20.0, call_delta=1e-6)
+    assert any("> the claim" in f for f in shuffle_000_gd.calibration_failures(e, 1.0, 1e-6))
+    assert shuffle_000_gd.calibration_failures(dataclasses.replace(e, call_epsilon=1.0), 1.0, 1e-6) != []  # p is eps 20's
+    bare = dataclasses.replace(e, call_epsilon=None, call_delta=None)
+    assert shuffle_000_gd.calibration_failures(bare, 1.0, 1e-6)

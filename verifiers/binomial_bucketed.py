@@ -50,7 +50,8 @@ def _log_ratio(x: np.ndarray, m: int, p: float, smax: int) -> np.ndarray:
     """r[:, s] = log B(k - s) - log B(k) for s = 0..smax at k = m p + x: (len(x), smax + 1)."""
     i = np.arange(smax, dtype=np.float64)[None, :]
     xs = x[:, None]
-    terms = -np.log1p((xs - p - i) / (p * (m * (1 - p) - xs + i + 1)))
+    # B(k - i - 1)/B(k - i) = (k - i) (1 - p) / ((m - k + i + 1) p) = 1 + (x - p - i)/(p (m (1 - p) - x + i + 1))
+    terms = np.log1p((xs - p - i) / (p * (m * (1 - p) - xs + i + 1)))
     return np.concatenate([np.zeros((x.size, 1)), np.cumsum(terms, axis=1)], axis=1)
 
 
@@ -127,7 +128,9 @@ def epsilon(m: int, p: float, pairs: dict[Pair, int], delta: float, *, rel_error
     guess = gaussian_guess(m, p, pairs, delta)
     if guess <= 0:
         guess = max(pr.c_prime - pr.c for pr in pairs) / math.sqrt(m * p * (1 - p))
-    interval = max(rel_error * guess / total, 1e-15)
+    # each composed pair is rounded up twice (the bucket's largest loss: at most one interval, since the bucket width
+    # is interval / slope; then dp-accounting's grid: another), so two intervals per composition
+    interval = max(rel_error * guess / (2 * total), 1e-15)
     var = m * p * (1 - p)
     center = float(Fraction(round(m * p)) - Fraction(p) * m)       # an integer count's offset from m p
     composed, outside = None, 0.0

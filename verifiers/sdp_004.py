@@ -41,6 +41,7 @@ G1_PARAMETERS = Condition("R and eta as Thm G.1 sets them (L1170, L1184; not ove
 EPS15 = Condition("eps <= 15 (Thm 5.2 / G.2, L254, L1273)", lambda p: p["eps0"] <= 15)
 DELTA_HALF = Condition("0 < delta < 1/2 (Thm 5.2 / G.2, L254, L1273)", lambda p: 0 < p["delta0"] < 0.5)
 ALL_SILOS = Condition("M = N (Thm 5.2 is stated for M = N, L254)", lambda p: p["M"] == p["N"])
+G2_K = Condition("K as Thm G.2's proof sets it (not overridden or clamped)", lambda p: p.get("g2_K", 0) == 1)
 
 PRIVACY_51 = Theorem(
     name="sdp.thm5_1.privacy",
@@ -102,7 +103,7 @@ THM52_CONVEX = Theorem(
     terms={"statistical": sp.sqrt(phi2) * D / sp.sqrt(N * n),
            "privacy": (beta**sp.Rational(1, 4) * L * D**sp.Rational(3, 2) * sp.sqrt(d * sp.log(d / delta0))
                        / (eps0 * n * N))**sp.Rational(4, 5)},
-    algorithms=("sdp_accelerated_mbsgd",), loss_class="convex", conditions=(EPS15, DELTA_HALF, ALL_SILOS),
+    algorithms=("sdp_accelerated_mbsgd",), loss_class="convex", conditions=(EPS15, DELTA_HALF, ALL_SILOS, G2_K),
     threat_model="shuffle",
     note=("(10) as printed for M = N: sqrt(d ln(d/delta)); (39) and the proof (L1303) have sqrt(d) ln(d/delta) (the "
           "P_vec variance of Lemma G.1 carries log^2(d/delta)). The two differ by sqrt(ln(d/delta)): a log factor."))
@@ -114,7 +115,7 @@ THM52_STRONG = Theorem(
     terms={"statistical": phi2 / (mu * n * N),
            "privacy": sp.sqrt(beta / mu) * L**2 * d * sp.log(1 / delta0) / (mu * eps0**2 * n**2 * N**2)},
     algorithms=("sdp_accelerated_mbsgd",), loss_class="strongly_convex",
-    conditions=(EPS15, DELTA_HALF, ALL_SILOS, isrl_004.STRONG), threat_model="shuffle",
+    conditions=(EPS15, DELTA_HALF, ALL_SILOS, isrl_004.STRONG, G2_K), threat_model="shuffle",
     note="(11) prints the privacy term without 1/mu; (40) (L1281) and the proof (L1309) have it, which we encode.")
 
 # Lemma E.3 (L1006) with the Gaussian term replaced by P_vec's variance, as Thm G.2's proof does (L1299-1301); the

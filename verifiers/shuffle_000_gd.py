@@ -14,7 +14,7 @@ import sympy as sp
 
 from algorithms import shuffle_sum
 from algorithms.events import ShuffleSumRelease
-from verifiers import binomial_bucketed, binomial_privacy
+from verifiers import binomial_bucketed, binomial_privacy, shuffle_000_agd
 from verifiers.theorem import LG2, Condition, D, L, R, Theorem, d, delta0, eps0, eta, mu, n
 
 SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
@@ -45,7 +45,7 @@ def calibration_failures(e: ShuffleSumRelease, eps: float, delta: float) -> list
     Thm A.6's eps_hat, delta_hat, L477-490), and, for calls a user joins more than once, advanced composition of
     that per-call (eps, delta) over them must stay within the claim (Lemma B.6, L728)."""
     if e.call_epsilon is None or e.call_delta is None:
-        return []
+        return ["the run declares no per-call (eps, delta) its P_VEC parameters were calibrated for"]
     want = shuffle_sum.thm32(n=e.users_per_call, d=e.dimension, eps=e.call_epsilon, delta=e.call_delta,
                              Delta2=e.Delta2)
     nu, one = e.users_per_call, want.one_d
@@ -58,6 +58,9 @@ def calibration_failures(e: ShuffleSumRelease, eps: float, delta: float) -> list
     if abs(e.p - need / e.trials_per_user) > REL * need / e.trials_per_user:
         out.append(f"p = {e.p:.6g} is not 90 g^2 ln(2/delta_hat)/(b eps_hat^2 n) = {need / e.trials_per_user:.6g} "
                    f"(L130; Thm 3.2's p at the per-call target is {one.p:.6g})")
+    if e.max_record_uses <= 1 and (e.call_epsilon > eps * (1 + REL) or e.call_delta > delta * (1 + REL)):
+        out.append(f"each user joins one call, calibrated for ({e.call_epsilon:.4g}, {e.call_delta:.3g}) > the claim "
+                   f"({eps:g}, {delta:g})")
     if e.max_record_uses > 1:
         eps_c, delta_c = advanced_composition(e.call_epsilon, e.call_delta, e.max_record_uses, e.call_delta)
         if eps_c > eps * (1 + REL) or delta_c > delta * (1 + REL):
@@ -133,7 +136,7 @@ THM49_SC = Theorem(
     terms={"statistical": L**2 / (mu * n),
            "privacy": L**2 * d * sp.log(d / delta0) ** 3 / (mu * eps0**2 * n**2)},
     algorithms=("shuffle_gd",), loss_class="strongly_convex", threat_model="shuffle", needs_smooth=False,
-    conditions=(EPS15, DELTA, SMALL_DELTA, PAPER, FKT),
+    conditions=(EPS15, DELTA, SMALL_DELTA, PAPER, FKT, shuffle_000_agd.SHRINKING),
     note="O((L^2/lambda)(1/n + d log^3(d/delta)/(eps^2 n^2))) through Feldman-Koren-Talwar's reduction (P_GD on "
          "disjoint user groups in sequence; the paper does not give the group sizes: variant fkt's k = ceil(log2 "
          "log2 n) equal groups are our choice). n is all users here.")

@@ -3,6 +3,7 @@ the seed's closed form (21), FMT's published example and an independent mpmath r
 G.1's constant C; and planted faults in both algorithms (algorithms/sdp_fl.py)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mpmath as mp
@@ -199,3 +200,20 @@ def test_sdp_acsa_privacy_is_accounted_from_the_counts_as_run():
     assert verdicts(res) == {"privacy": "pass"}
     row = next(c for c in res["checks"] if c["id"] == "privacy")["rows"][0]
     assert row["max_record_uses"] == 1 and 0 < row["epsilon_accountant"] < 8.0
+
+
+def test_pvec_noise_below_the_calibration_in_alg6_is_caught_by_privacy(monkeypatch):
+    """The fault: P_vec's p cut to a third in Alg. 6's resolution. The canaries' epsilon still meets the claim (P_vec's
+    slack); the privacy check fails because the parameters as run are not Thm 3.2's at the declared target."""
+    real = shuffle_sum.thm32
+
+    def less_noise(**kw):
+        pv = real(**kw)
+        return dataclasses.replace(pv, one_d=dataclasses.replace(pv.one_d, p=pv.one_d.p / 3))
+
+    monkeypatch.setattr(shuffle_sum, "thm32", less_noise)
+    res = runner.run_spec(tiny_sdp_acsa(data={"N": 4, "n": 1000, "d": 2},
+                                        checks=[{"id": "privacy", "kind": "privacy_accounting"}]))
+    row = next(c for c in res["checks"] if c["id"] == "privacy")["rows"][0]
+    assert verdicts(res) == {"privacy": "fail"} and "p = " in row["calibration_failed"]
+

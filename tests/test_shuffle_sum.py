@@ -259,10 +259,10 @@ def test_spec_errors_survive_worker_processes_and_counts_are_whole():
         spec_mod.parse(raw, "x.yaml")
 
 
-def _tiny_central(audit: bool = False, **over):
+def _tiny_central(audit: bool = False, data: dict | None = None, **over):
     from tests.helpers import _tiny
 
-    return _tiny("central_sgd", "tiny_central", {"n": 40000, "d": 4}, 6, audit, **over)
+    return _tiny("central_sgd", "tiny_central", data or {"n": 40000, "d": 4}, 6, audit, **over)
 
 
 def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monkeypatch):
@@ -288,3 +288,22 @@ def test_noise_on_the_sum_instead_of_the_mean_is_caught_by_noise_calibration(mon
 
     monkeypatch.setattr(shuffle_sgd, "_sgd", sum_noise)
     assert verdicts(runner.run_spec(_tiny_central()))["noise"] == "fail"
+
+
+def test_a_biased_curator_is_caught_by_lemma42(monkeypatch):
+    """The fault: the curator's release of the batch's gradient sum is shifted by b/2 e_1 (its mean gradient biased
+    by e_1/2), so the iterates settle away from the optimum and Lemma 4.2's explicit bound fails."""
+    from algorithms import shuffle_sgd
+    from engine import runner
+
+    real = shuffle_sgd._sgd
+
+    def biased(records, loss, *, release, **kw):
+        def rel(g):
+            shift = np.zeros(g.shape[-1])
+            shift[0] = 0.5 * g.shape[1]
+            return release(g) + shift
+        return real(records, loss, release=rel, **kw)
+
+    monkeypatch.setattr(shuffle_sgd, "_sgd", biased)
+    assert verdicts(runner.run_spec(_tiny_central(data={"n": 400000, "d": 4})))["lemma42"] == "fail"

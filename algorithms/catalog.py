@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from algorithms import acsa, calibration, cldp, mbsgd, shuffle_sgd, shuffle_sum
+from algorithms import acsa, calibration, cldp, mbsgd, sdp_fl, shuffle_agd, shuffle_gd, shuffle_sgd, shuffle_sum
 from algorithms.registry import Registry
 
 MAX_ROUNDS = 2_000_000
@@ -287,7 +287,7 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     b, T, eta = _thm41_schedule(c, ov, prov, "")
     pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L)
     prov["g"] = prov["b_binom"] = prov["p"] = "P_VEC at (eps, delta, Delta_2 = L) on the b users: Thm 3.2's proof (L477, L490)"
-    mse = d * (2 * L / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
+    mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     LG2 = L**2 + mse / b**2
     prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
     p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2,
@@ -420,8 +420,6 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     """Algorithm 5 of seed 000 (P_GD) with Lemma B.6's schedule (L740): T = min{n, eps^2 n^2/(d log^2(nd/delta))},
     eta = D/(L sqrt T), every round P_VEC on all n users at (eps/(2 sqrt(2T ln(1/delta))), delta/(T+1), Delta_2 = L);
     a non-smooth loss runs on its Moreau envelope with Thm 4.9's beta (L744)."""
-    from algorithms import shuffle_gd
-
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n_all, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
@@ -458,7 +456,7 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     pv = shuffle_sum.thm32(n=n, d=d, eps=eps_r, delta=delta_r, Delta2=L)
     prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps_round, delta_round, Delta_2 = L) on all n users: "
                                                "Thm 3.2's proof (L477, L490)")
-    mse = d * (2 * L / pv.one_d.g) ** 2 * (n / 4 + n * pv.one_d.b * pv.one_d.p)
+    mse = shuffle_sum.pvec_mse_bound(n, d, pv)
     sigma2 = mse / n**2
     prov["sigma2"] = ("Lemma B.4's sigma^2 (L712): P_VEC's explicit MSE bound d (2L/g)^2 (n/4 + n b_binom p) "
                       "(Lemma A.2's proof, L412) / n^2")
@@ -482,18 +480,13 @@ def _thm49_beta(*, L: float, D: float, n: int, d: int, eps0: float, delta0: floa
     return L / D * min(math.sqrt(n), eps0 * n / (math.sqrt(d) * math.log(n * d / delta0) ** 1.5))
 
 
-def _run_shuffle_gd(*args, **kwargs):
-    from algorithms import shuffle_gd
-    return shuffle_gd.run(*args, **kwargs)
-
-
 ALGORITHMS.add("shuffle_gd", AlgorithmEntry(
     name="shuffle_gd", description="P_GD: fully interactive shuffle-private gradient descent, every user's gradient "
                                    "summed by P_VEC in every round",
     citation="seed 000, Algorithm 5 (L258-273), Lemma B.6 (L724-740), Thm 4.9 (L275-283, L744-748)",
     privacy_theorem="shuffle.p_gd.privacy", overrides=("T", "eta", "beta_s", "eps_round"),
     variants=("standard", "fkt"),
-    resolve=resolve_shuffle_gd, run=_run_shuffle_gd, one_pass=lambda variant: False,
+    resolve=resolve_shuffle_gd, run=shuffle_gd.run, one_pass=lambda variant: False,
     smoothing="Moreau envelope with Thm 4.9's beta (Lemma 4.6)", threat_model="shuffle", single_pool=True,
     auditable=False))
 
@@ -553,8 +546,6 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
 
 
 def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int, who: str) -> Resolved:
-    from algorithms import shuffle_agd
-
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n, d, L, D, mu = int(c["n"]), int(c["d"]), c["L"], c["D"], c["mu"]
@@ -600,7 +591,7 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L_clip)
     prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps, delta, Delta_2 = L_clip) on the b users: Thm 3.2's "
                                                "proof (L477, L490)")
-    mse = d * (2 * L_clip / pv.one_d.g) ** 2 * (b / 4 + b * pv.one_d.b * pv.one_d.p)
+    mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     prov["pvec_mse"] = "P_VEC's explicit MSE bound d (2 Delta_2/g)^2 (b/4 + b b_binom p) (Lemma A.2's proof, L404-412)"
     sigma2 = L_clip ** 2 / b + mse / b ** 2
     prov["sigma"] = ("OUR READING: sigma^2 = L_clip^2/b + pvec_mse/b^2, the proof's eq. (5) (L594-611, sigma^2 = "
@@ -626,31 +617,26 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 
 
-def _run_shuffle_agd(*args, **kwargs):
-    from algorithms import shuffle_agd
-    return shuffle_agd.run(*args, **kwargs)
-
-
 _AGD_CITE = "seed 000, Algorithm 4 (L205-216)"
 ALGORITHMS.add("shuffle_agd", AlgorithmEntry(
     name="shuffle_agd", description="P_AGD: sequentially interactive shuffle-private AC-SA (Lan 2012), gradients "
                                     "summed by P_VEC",
     citation=f"{_AGD_CITE}, Thm 4.3 (L199-201)", privacy_theorem="shuffle.p_agd.privacy",
-    overrides=("b", "Lt_numerator"), variants=("standard",), resolve=resolve_shuffle_agd, run=_run_shuffle_agd,
+    overrides=("b", "Lt_numerator"), variants=("standard",), resolve=resolve_shuffle_agd, run=shuffle_agd.run,
     one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False))
 ALGORITHMS.add("shuffle_agd_smoothed", AlgorithmEntry(
     name="shuffle_agd_smoothed", description="P_AGD on the per-sample Moreau envelope of a non-smooth loss, P_VEC with "
                                              "Delta_2 = 2L",
     citation=f"{_AGD_CITE}, Thm 4.7 (L238-240, L625-629)", privacy_theorem="shuffle.p_agd.privacy",
     overrides=("b", "Lt_numerator", "beta_s"), variants=("standard",), resolve=resolve_shuffle_agd_smoothed,
-    run=_run_shuffle_agd, one_pass=lambda variant: True, smoothing="Moreau envelope with Thm 4.7's beta (Lemma 4.6)",
+    run=shuffle_agd.run, one_pass=lambda variant: True, smoothing="Moreau envelope with Thm 4.7's beta (Lemma 4.6)",
     threat_model="shuffle", single_pool=True, auditable=False))
 ALGORITHMS.add("shuffle_agd_sc", AlgorithmEntry(
     name="shuffle_agd_sc", description="Thm 4.8's restarts: k phases of (smoothed) P_AGD on disjoint fresh users, each "
                                        "started at the previous output",
     citation=f"{_AGD_CITE}, Thm 4.8 (L242-252, L633-)", privacy_theorem="shuffle.p_agd.privacy",
     overrides=("b", "Lt_numerator", "beta_s", "k"), variants=("standard",), resolve=resolve_shuffle_agd_sc,
-    run=_run_shuffle_agd, one_pass=lambda variant: True,
+    run=shuffle_agd.run, one_pass=lambda variant: True,
     smoothing="Moreau envelope with Thm 4.7's beta at n/k (Lemma 4.6)", threat_model="shuffle", single_pool=True,
     auditable=False))
 
@@ -756,7 +742,7 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
         "P_vec at (eps, delta, Delta_2 = L) over the round's N K users: seed 000's Thm 3.2 parameters (L477, L490 of "
         "seed 000), since seed 004's Lemma G.1 (L1208) only says suitable b, g, p exist (our choice of source)")
     users = N * K
-    pvec_var = d * (2 * L / pv.one_d.g) ** 2 * (users / 4 + users * pv.one_d.b * pv.one_d.p) / users**2
+    pvec_var = shuffle_sum.pvec_mse_bound(users, d, pv) / users**2
     prov["pvec_var"] = "E||P_vec - sum||^2/(MK)^2 from the explicit MSE bound of seed 000's Lemma A.2 proof"
     V2 = c["phi2"] / (M * K) + (c["v2"] / M * (N - M) / (N - 1) if N > 1 else 0.0) + pvec_var
     prov["V2"] = "V^2 = phi^2/(MK) + v^2/M (N-M)/(N-1) 1{N>1} + Var(g_r) (Thm G.2 proof, L1299-1301)"
@@ -775,25 +761,15 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
                                                  pvec=pv))
 
 
-def _run_shuffled_mbsgd(*args, **kwargs):
-    from algorithms import sdp_fl
-    return sdp_fl.run_shuffled_mbsgd(*args, **kwargs)
-
-
-def _run_sdp_acsa(*args, **kwargs):
-    from algorithms import sdp_fl
-    return sdp_fl.run_sdp_acsa(*args, **kwargs)
-
-
 ALGORITHMS.add("shuffled_mbsgd", AlgorithmEntry(
     name="shuffled_mbsgd", description="Shuffled Noisy MB-SGD: Algorithm 2 with K = 1, M_r = M and a shuffler "
                                        "permuting the M Gaussian-noised reports every round",
     citation="seed 004, section 5 (L238), Thm 5.1 / G.1 (L240, L1160-1200)", privacy_theorem="sdp.thm5_1.privacy",
-    overrides=("R", "sigma", "eta"), variants=("standard",), resolve=resolve_shuffled_mbsgd, run=_run_shuffled_mbsgd,
+    overrides=("R", "sigma", "eta"), variants=("standard",), resolve=resolve_shuffled_mbsgd, run=sdp_fl.run_shuffled_mbsgd,
     one_pass=lambda variant: False, smoothing=None, threat_model="shuffle", auditable=False))
 ALGORITHMS.add("sdp_accelerated_mbsgd", AlgorithmEntry(
     name="sdp_accelerated_mbsgd", description="SDP Accelerated Noisy MB-SGD (Algorithm 6): one-pass Algorithm 1 with "
                                               "the per-record gradients summed by P_vec",
     citation="seed 004, Algorithm 6 (L1256), Algs. 4-5 (L1216-1249), Thm 5.2 / G.2 (L254, L1273-1311)",
     privacy_theorem="sdp.thm5_2.privacy", overrides=("K",), variants=("one_pass",), resolve=resolve_sdp_acsa,
-    run=_run_sdp_acsa, one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", auditable=False))
+    run=sdp_fl.run_sdp_acsa, one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", auditable=False))

@@ -42,8 +42,7 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         _count(uses, idx[:, 0, :])
         X, y = records.take(idx)
         X, y = X[:, 0], y[:, 0]                                                # (T, k, d), (T, k)
-        z = np.einsum("tkd,td->tk", X, w)
-        g = loss.dphi(z, y, np.einsum("tkd,tkd->tk", X, X))[..., None] * X + loss.mu * w[:, None, :]
+        g = loss.record_grads(w, X, y)
         g_c = clip_inf(g, C)
         clipped += (np.abs(g).max(axis=-1) > C).sum(axis=-1)
         msg = R_p.sample(g_c, eps_ldp, C, rng)

@@ -47,6 +47,14 @@ class LinearModelLoss(abc.ABC):
         s = self.dphi(z, y, np.einsum("tnkd,tnkd->tnk", X, X))
         return np.einsum("tnk,tnkd->tnd", s, X) / X.shape[2] + self.mu * w[:, None, :]
 
+    def record_grads(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, xsq: np.ndarray | None = None) -> np.ndarray:
+        """Every record's gradient: w (T, d), X (T, ..., d), y (T, ...) -> (T, ..., d). ``xsq``: the records'
+        squared norms, when the caller already has them (records read in every round)."""
+        z = np.einsum("t...d,td->t...", X, w)
+        if xsq is None:
+            xsq = np.einsum("t...d,t...d->t...", X, X)
+        return self.dphi(z, y, xsq)[..., None] * X + self.mu * w.reshape(w.shape[:1] + (1,) * (X.ndim - 2) + w.shape[1:])
+
     def value(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Mean loss over all records: w (T, d), X (T, N, m, d), y (T, N, m) -> (T,)."""
         z = np.einsum("tnmd,td->tnm", X, w)

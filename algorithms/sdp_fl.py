@@ -59,8 +59,7 @@ def run_sdp_acsa(records: Records, loss, *, stages: tuple[acsa.Stage, ...], mu: 
     def gradient(w_md: np.ndarray) -> np.ndarray:
         nonlocal err_sq, grad_err
         X, y = records.take(next(rounds))                               # (T, N, K, d), (T, N, K)
-        z = np.einsum("tnkd,td->tnk", X, w_md)
-        per = loss.dphi(z, y, np.einsum("tnkd,tnkd->tnk", X, X))[..., None] * X + loss.mu * w_md[:, None, None, :]
+        per = loss.record_grads(w_md, X, y)
         per = clip_l2(per.reshape(T, users, d), L)
         total_est = shuffle_sum.pvec(per, pvec, rng)                    # the analyzer's estimate of the sum
         err = total_est - per.sum(axis=1)

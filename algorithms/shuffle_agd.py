@@ -79,8 +79,7 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
             md = a * theta + (1 - a) * ag
             X, y = records.take(batches[phase * T + t])
             X, y = X[:, 0], y[:, 0]                             # (trials, b, d), (trials, b)
-            z = np.einsum("tbd,td->tb", X, md)
-            g = loss.dphi(z, y, np.einsum("tbd,tbd->tb", X, X))[..., None] * X + loss.mu * md[:, None, :]
+            g = loss.record_grads(md, X, y)
             g = clip_l2(g, L_clip)
             total = release(g)                                  # the analyzer's estimate of the batch's sum
             err = total - g.sum(axis=1)

@@ -86,7 +86,7 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
         avg = np.zeros((trials, d))
         for t in range(T):
             avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
-            g = loss.dphi(np.einsum("tnd,td->tn", X, w), y, xsq)[..., None] * X + loss.mu * w[:, None, :]
+            g = loss.record_grads(w, X, y, xsq)
             g = clip_l2(g, L)
             joined[:, members] += 1
             total = send(g)                                                 # the server's estimate of the sum

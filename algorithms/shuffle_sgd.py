@@ -85,8 +85,7 @@ def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius
         avg += (w - avg) / (t + 1)                                          # running mean of theta_0 .. theta_t
         X, y = records.take(batches[t])
         X, y = X[:, 0], y[:, 0]                                             # (trials, b, d), (trials, b)
-        z = np.einsum("tbd,td->tb", X, w)
-        g = loss.dphi(z, y, np.einsum("tbd,tbd->tb", X, X))[..., None] * X + loss.mu * w[:, None, :]
+        g = loss.record_grads(w, X, y)
         g = clip_l2(g, L)
         total = release(g)                                                  # the server's estimate of the sum
         err = total - g.sum(axis=1)

@@ -172,3 +172,10 @@ def p1d_variance(x: np.ndarray, prm: P1DParams) -> np.ndarray:
 def p1d_variance_bound(n: int, prm: P1DParams) -> float:
     """Lemma A.2's explicit bound (L412): (Delta/g)^2 (n/4 + b n p)."""
     return (prm.Delta / prm.g) ** 2 * (n / 4 + prm.b * n * prm.p)
+
+
+def pvec_mse_bound(n: int, d: int, pv: PVecParams) -> float:
+    """P_VEC's explicit MSE bound on n users: d times P_1D's at Delta = 2 Delta_2, d (2 Delta_2/g)^2 (n/4 + b n p)
+    (Lemma A.2's proof, L404-412, summed over the coordinates)."""
+    prm = pv.one_d
+    return d * (prm.Delta / prm.g) ** 2 * (n / 4 + prm.b * n * prm.p)

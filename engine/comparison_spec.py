@@ -5,6 +5,7 @@ spec (engine/spec.py), validated and run by the engine as any other; errors are 
 field, as for learning specs."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -108,7 +109,8 @@ class ComparisonSpec(Strict):
                     raise Problem(f"checks.{i}.{side}", f"{getattr(c, side)!r} is not a run id; runs: {', '.join(ids)}")
             if c.better == c.worse:
                 raise Problem(f"checks.{i}.worse", "an ordering compares two different runs")
-        check_ids(list(self.checks) + [_Id(i) for i in self.run_check_ids()], self.expect, self.expect_quick)
+        check_ids(list(self.checks) + [SimpleNamespace(id=i) for i in self.run_check_ids()], self.expect,
+                  self.expect_quick)
         for i, r in enumerate(self.runs):
             thm = THEOREMS.get(r.rate_theorem)
             if thm.kind != "order" or thm.measures != "excess_risk":
@@ -179,11 +181,6 @@ def _run_path(i: int, path: str) -> str:
     if path == "threat_model.kind":
         return f"runs.{i}.threat_model"
     return f"runs.{i}.{path}" if path else f"runs.{i}"
-
-
-class _Id:
-    def __init__(self, id: str):
-        self.id = id
 
 
 def parse_comparison(raw: dict, file: str) -> ComparisonSpec:

@@ -47,6 +47,7 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
         analyzer_error = float(abs(shuffle_sum.p1d_estimate(shuffle_sum.expected_count(x, one), n, one) - x.sum()))
         rounded = x
         extra: dict = {}
+        bound = shuffle_sum.p1d_variance_bound(n, one)
     else:
         pv = shuffle_sum.thm32(n=n, d=d, eps=eps, delta=delta, Delta2=Delta)
         one = pv.one_d
@@ -57,6 +58,7 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
         exact_mean = shuffle_sum.pvec_analyzer(shuffle_sum.expected_count(rounded, one), n, pv)
         analyzer_error = float(np.abs(exact_mean - truth).max())
         extra = {"eps_hat": pv.eps_hat, "delta_hat": pv.delta_hat}
+        bound = shuffle_sum.pvec_mse_bound(n, d, pv)
     err_sum, sq1, sq2 = np.zeros(d), 0.0, 0.0
     chunk = max(1, CHUNK_VALUES // (n * d))
     done = 0
@@ -89,7 +91,6 @@ def run_point(spec: ProtocolSpec, value: float | None, trials: int) -> dict:
                              "(Delta_2/sqrt d) 1 vs its negation (every count moves: dp-accounting's PLD over the d "
                              "coordinates, pessimistic), against Thm 3.2's eps"}
     privacy["seconds"] = time.perf_counter() - t1
-    bound = d * (one.Delta / one.g) ** 2 * (n / 4 + one.b * n * one.p)
     return {"value": value, "params": p, "protocol": {"g": one.g, "b": one.b, "p": one.p, "Delta": one.Delta} | extra,
             "trials": trials, "mean_error": (err_sum / trials).tolist(), "exact_variance": exact_var.tolist(),
             "sq_error_moments": [sq1 / trials, sq2 / trials], "mse_bound": bound, "privacy": privacy,

@@ -26,7 +26,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from verifiers.binomial_privacy import WINDOW_SD, Pair
+from verifiers.binomial_privacy import WINDOW_SD, Pair, composed_epsilon
 
 
 def _h(t: np.ndarray) -> np.ndarray:
@@ -133,15 +133,10 @@ def epsilon(m: int, p: float, pairs: dict[Pair, int], delta: float, *, rel_error
     interval = max(rel_error * guess / (2 * total), 1e-15)
     var = m * p * (1 - p)
     center = float(Fraction(round(m * p)) - Fraction(p) * m)       # an integer count's offset from m p
-    composed, outside = None, 0.0
-    for pr, count in pairs.items():
+
+    def part(pr: Pair, count: int):
         slope = max(pr.c_prime - pr.c, 1e-12) / var                # the loss's change per count
-        width = max(1, int(interval / slope))
-        one, out = _pair_pld(m, p, pr, interval, width, center)
-        outside += count * out
-        one = one.self_compose(count) if count > 1 else one
-        composed = one if composed is None else composed.compose(one)
-    left = delta - outside
-    if left <= 0 or composed is None:
-        return math.inf
-    return float(composed.get_epsilon_for_delta(left))
+        one, out = _pair_pld(m, p, pr, interval, max(1, int(interval / slope)), center)
+        return one, count, out
+
+    return composed_epsilon((part(pr, count) for pr, count in pairs.items()), delta)

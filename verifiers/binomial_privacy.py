@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any, Iterable
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
@@ -132,18 +133,27 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
     if interval is None:
         guess = max(_exact(t, delta) for t in tables.values())
         interval = min(1e-4, max(guess, 1e-9) / (100 * len(pairs)))
-    composed = None
-    outside_total = 0.0
-    for pr, count in counts.items():
+
+    def part(pr: Pair, count: int):
         t = tables[pr]
-        outside_total += count * t.outside
         ks = t.k.astype(np.int64).tolist()
         one = pld.from_two_probability_mass_functions(dict(zip(ks, t.logP.tolist())), dict(zip(ks, t.logQ.tolist())),
                                                       pessimistic_estimate=True, value_discretization_interval=interval,
                                                       symmetric=False)
+        return one, count, t.outside
+
+    return composed_epsilon((part(pr, count) for pr, count in counts.items()), delta)
+
+
+def composed_epsilon(parts: Iterable[tuple[Any, int, float]], delta: float) -> float:
+    """eps at delta of the composition of (privacy loss distribution, times composed, its mass outside the
+    tabulated window) parts; the windows' tails are charged to delta in full (inf when they exhaust it)."""
+    composed, outside = None, 0.0
+    for one, count, out in parts:
+        outside += count * out
         one = one.self_compose(count) if count > 1 else one
         composed = one if composed is None else composed.compose(one)
-    left = delta - outside_total
+    left = delta - outside
     if left <= 0 or composed is None:
         return math.inf
     return float(composed.get_epsilon_for_delta(left))

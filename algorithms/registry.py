@@ -1,7 +1,7 @@
 """A small registry: short spec names -> implementations, one registry per kind.
 
-Registration is explicit (``REGISTRY.add(name, obj)`` in the package's ``catalog`` module),
-never an import-time side effect of the implementation module itself.
+Registration is explicit: each package's registry module lists its entries (``Registry.of``), never an
+import-time side effect of the implementation module itself.
 """
 from __future__ import annotations
 
@@ -36,6 +36,14 @@ class Registry(Generic[T]):
         except KeyError:
             raise UnknownName(unknown_message(self.kind, name, self.names())) from None
 
+    @classmethod
+    def of(cls, kind: str, entries) -> Registry:
+        """A registry of (name, object) pairs, in one expression (a duplicate name raises)."""
+        reg: Registry = cls(kind)
+        for name, obj in entries:
+            reg.add(name, obj)
+        return reg
+
     def names(self) -> list[str]:
         return sorted(self._entries)
 
@@ -44,6 +52,13 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
+
+
+def choice_message(what: str, value: object, allowed: list[str]) -> str:
+    """One line for a value outside a fixed set of choices, with a close-match hint."""
+    hint = difflib.get_close_matches(str(value), allowed, n=1)
+    did = f" (did you mean {hint[0]!r}?)" if hint else ""
+    return f"unknown {what} {value!r}{did}; allowed: {', '.join(allowed)}"
 
 
 def unknown_message(kind: str, name: object, known: list[str]) -> str:

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from algorithms import acsa, mechanisms, sampling
-from algorithms.catalog import ALGORITHMS
 from algorithms.data import Records, make_sphere_linear
 from algorithms.losses import Logistic, Squared
 from algorithms.streams import streams_for
+from catalog import ALGORITHMS
 from engine import runner
 from engine import spec as spec_mod
 
@@ -272,20 +272,20 @@ def accountant_times() -> dict:
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant
 
-    from verifiers import shuffle_001
-    from verifiers.accounting import RDP_ORDERS
+    from verifiers.accountants import subsampled_shuffle
+    from verifiers.accountants.gaussian import RDP_ORDERS
 
     T = 10**5
     kw = dict(k=1000, n=10**6, eps0=2.0)
-    t_ours = _timed(lambda: shuffle_001.epsilon("upper", T=T, delta=1e-8, **kw))
-    orders = shuffle_001._grid(1024)
+    t_ours = _timed(lambda: subsampled_shuffle.epsilon("upper", T=T, delta=1e-8, **kw))
+    orders = subsampled_shuffle._grid(1024)
 
     def by_rounds():
-        one = np.array([shuffle_001.rdp_upper(int(o), **kw) for o in orders])
+        one = np.array([subsampled_shuffle.rdp_upper(int(o), **kw) for o in orders])
         total = np.zeros_like(one)
         for _ in range(T):
             total += one
-        return shuffle_001.rdp_to_dp(total, orders, 1e-8)
+        return subsampled_shuffle.rdp_to_dp(total, orders, 1e-8)
     t_rounds = _timed(by_rounds)
     event = dp_accounting.SampledWithoutReplacementDpEvent(10**4, 10, dp_accounting.GaussianDpEvent(1.0))
 

@@ -15,7 +15,7 @@ import numpy as np
 from algorithms import audit as mech_audit
 from algorithms import ldp
 from verifiers import audit as stat_audit
-from verifiers import shuffle_001
+from verifiers.accountants import subsampled_shuffle
 
 WORK_BUDGET = 2e7          # sampler draws per side; the trial count is cut to fit (and the report says so)
 
@@ -79,7 +79,7 @@ def _local_randomizer(params: dict, event: dict, *, seed: int, value_key: int, t
         scores.append(llr[m.coord + d * (m.bit < 0)])
     bound = stat_audit.lower_bound(scores[0], scores[1], delta=float(params["delta0"]), confidence=confidence)
     exact = float(np.max(np.abs(llr)))
-    per_round = shuffle_001.epsilon("upper", k=int(event["batch_size"]), n=int(event["pool_size"]), eps0=eps, T=1,
+    per_round = subsampled_shuffle.epsilon("upper", k=int(event["batch_size"]), n=int(event["pool_size"]), eps0=eps, T=1,
                                     delta=float(params["delta0"])).epsilon
     lb = bound.epsilon_lower
     return {"epsilon_lower": lb if math.isfinite(lb) else 1e300, "threshold": bound.threshold,

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from engine import spec as spec_mod
+from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
 EPILOG = "exit codes: 0 = every applicable check passed, 1 = a check failed, 2 = invalid spec or command line"
@@ -65,12 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
-    sch = sub.add_parser("schema", help="print the JSON Schema of specs")
+    sch = sub.add_parser("schema", help="print the JSON Schema of a spec kind (default: learning specs)")
     which = sch.add_mutually_exclusive_group()
-    which.add_argument("--curve", action="store_true", help="the schema of privacy-curve specs (kind: privacy_curve)")
-    which.add_argument("--protocol", action="store_true",
-                       help="the schema of shuffle-protocol specs (kind: shuffle_protocol)")
-    which.add_argument("--comparison", action="store_true",
+    which.add_argument("--kind", choices=_kind_names(), help="the spec kind (the value of its kind: key)")
+    which.add_argument("--curve", action="store_const", const="privacy_curve", dest="kind",
+                       help="the schema of privacy-curve specs (kind: privacy_curve)")
+    which.add_argument("--mechanism", action="store_const", const="mechanism", dest="kind",
+                       help="the schema of mechanism specs (kind: mechanism)")
+    which.add_argument("--comparison", action="store_const", const="comparison", dest="kind",
                        help="the schema of threat-model comparison specs (kind: comparison)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
@@ -90,8 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _kind_names() -> list[str]:
+    from engine.kinds import SPEC_KINDS
+
+    return SPEC_KINDS.names()
+
+
 def _mechanisms() -> dict[str, str]:
-    from verifiers.calculator import MECHANISMS
+    from verifiers.accountants.calculator import MECHANISMS
 
     return MECHANISMS
 
@@ -149,14 +157,15 @@ def _progress(quiet: bool):
 def cmd_run(args) -> int:
     import sqlite3
 
-    from engine import executors, render, runner
+    from engine import executors, kinds, runner
     from engine.store import Store
 
-    spec = spec_mod.load_any(args.spec)
-    if getattr(spec, "kind", None) == "privacy_curve":
-        return _run_curve(spec, args)
-    if getattr(spec, "kind", None) == "shuffle_protocol":
-        return _run_protocol(spec, args)
+    spec = kinds.load(args.spec)
+    kind = kinds.kind_for(spec)
+    log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+    if not kind.uses_store:
+        results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log))
+        return _finish(spec, kind, results, args)
     if args.scheduler and args.executor != "dask":
         raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
     try:
@@ -169,17 +178,10 @@ def cmd_run(args) -> int:
         if store is not None:
             store.close()
         raise spec_mod.SpecError("command line", "--executor", str(e)) from None
-    comparing = getattr(spec, "kind", None) == "comparison"
+    options = kinds.RunOptions(trials=args.trials, seed=args.seed, quick=args.quick, progress=_progress(args.quiet),
+                               store=store, executor=pool, log=log)
     try:
-        if comparing:
-            from engine import comparison
-
-            results = comparison.run(spec, trials=args.trials, seed=args.seed, quick=args.quick,
-                                     progress=_progress(args.quiet), store=store, executor=pool,
-                                     log=None if args.quiet else (lambda m: print(m, file=sys.stderr)))
-        else:
-            results = runner.run_spec(spec, trials=args.trials, seed=args.seed, quick=args.quick,
-                                      progress=_progress(args.quiet), store=store, executor=pool)
+        results = kind.run(spec, options)
     except spec_mod.SpecError as e:
         raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
     except runner.NumericalError as e:
@@ -192,19 +194,24 @@ def cmd_run(args) -> int:
         pool.close()
         if store is not None:
             store.close()
+    return _finish(spec, kind, results, args)
+
+
+def _finish(spec, kind, results: dict, args) -> int:
+    """Write the results and the report, print the verdicts; the exit code."""
+    from engine import render
+
     json_path, md_path = render.write(results, Path(args.out))
-    if comparing:
-        points = sum(len(sw["values"]) * len(sw["runs"]) for sw in results["sweeps"])
-        head = f"{len(spec.runs)} runs, {points} point(s) x {results['trials']} trials"
-    else:
-        reused = f", {results['reused_trials']} reused from {args.store}" if results["reused_trials"] else ""
-        head = f"{len(results['points'])} point(s) x {results['trials']} trials{reused}"
+    head = kind.headline(spec, results)
+    if results.get("reused_trials"):
+        head += f", {results['reused_trials']} reused from {args.store}"
     _print_verdicts(spec, results, args.quick, md_path, json_path, head)
-    counts = results["verdict_counts"]
-    return 1 if counts["fail"] else 0
+    return 1 if results["verdict_counts"]["fail"] else 0
 
 
 def cmd_validate(args) -> int:
+    from engine import kinds
+
     bad = 0
     paths: list = []
     for p in args.specs:
@@ -218,8 +225,9 @@ def cmd_validate(args) -> int:
             paths.append(p)
     for path in paths:
         try:
-            s = spec_mod.load_any(path)
-            extra = f" and {len(s.run_check_ids())} run checks" if hasattr(s, "run_check_ids") else ""
+            s = kinds.load(path)
+            more = kinds.kind_for(s).extra_checks(s)
+            extra = f" and {len(more)} run checks" if more else ""
             print(f"ok: {path} ({s.name}: {len(s.checks)} checks{extra})")
         except spec_mod.SpecError as e:
             print(f"error: {e}", file=sys.stderr)
@@ -228,22 +236,27 @@ def cmd_validate(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from algorithms.catalog import ALGORITHMS
     from algorithms.ldp import RANDOMIZERS
     from algorithms.losses import LOSSES
-    from engine.protocol_spec import PROTOCOLS
-    from verifiers.catalog import THEOREMS
+    from catalog import ALGORITHMS
+    from engine import spec as learning
+    from engine.kinds import SPEC_KINDS
+    from engine.kinds.mechanism.spec import MECHANISMS
+    from verifiers.accountants.shuffle_baselines import BASELINES, CONVENTIONS
     from verifiers.checks import CHECKS
-    from verifiers.curve_checks import CURVE_CHECKS
-    from verifiers.protocol_checks import PROTOCOL_CHECKS
-    from verifiers.shuffle_baselines import BASELINES, CONVENTIONS
+    from verifiers.checks.curves import CURVE_CHECKS
+    from verifiers.checks.mechanism import PROTOCOL_CHECKS
+    from verifiers.theorems import THEOREMS
 
+    print("spec kinds (the kind: key):")
+    for name, k in SPEC_KINDS.items():
+        print(f"  {name:<14} {k.summary}")
     print("threat models:")
-    for name, text in spec_mod.THREAT_MODELS.items():
+    for name, text in learning.THREAT_MODELS.items():
         print(f"  {name:<8} {text}")
     print("data sets:")
-    for name, text in spec_mod.DATA_KINDS.items():
-        print(f"  {name:<16} {text}; losses: {', '.join(spec_mod.LOSSES_FOR[name])}")
+    for name, text in learning.DATA_KINDS.items():
+        print(f"  {name:<16} {text}; losses: {', '.join(learning.LOSSES_FOR[name])}")
     print("losses:")
     for name, cls in LOSSES.items():
         print(f"  {name:<9} {(cls.__doc__ or '').strip().splitlines()[0]}")
@@ -261,10 +274,10 @@ def cmd_list(args) -> int:
         print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")
     print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
     print("privacy-curve check kinds:\n  " + "\n  ".join(CURVE_CHECKS.names()))
-    print("shuffle-protocol specs (kind: shuffle_protocol):")
-    for name, text in PROTOCOLS.items():
+    print("mechanisms (kind: mechanism):")
+    for name, text in MECHANISMS.items():
         print(f"  {name:<6} {text}")
-    print("shuffle-protocol check kinds:\n  " + "\n  ".join(PROTOCOL_CHECKS.names()))
+    print("mechanism check kinds:\n  " + "\n  ".join(PROTOCOL_CHECKS.names()))
     print("privacy-curve baselines (seed 001, Figure 2):")
     for name, text in BASELINES.items():
         print(f"  {name:<12} {text}; conventions: {', '.join(CONVENTIONS)}")
@@ -282,49 +295,17 @@ def cmd_report(args) -> int:
         raise spec_mod.SpecError(str(path), "", "no such results file")
     try:
         md = render.render(path)
-    except (json.JSONDecodeError, KeyError) as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError) as e:
         raise spec_mod.SpecError(str(path), "", f"not a results file written by `run` ({e})") from None
     print(f"report: {md}")
     return 0
 
 
 def cmd_schema(args) -> int:
-    if args.comparison:
-        from engine.comparison_spec import ComparisonSpec
+    from engine.kinds import SPEC_KINDS
 
-        print(json.dumps(ComparisonSpec.model_json_schema(), indent=1))
-        return 0
-    if args.protocol:
-        from engine.protocol_spec import ProtocolSpec
-
-        print(json.dumps(ProtocolSpec.model_json_schema(), indent=1))
-        return 0
-    if args.curve:
-        from engine.curve_spec import CurveSpec
-
-        print(json.dumps(CurveSpec.model_json_schema(), indent=1))
-        return 0
-    print(json.dumps(spec_mod.json_schema(), indent=1))
+    print(json.dumps(SPEC_KINDS.get(args.kind or "learning").model.model_json_schema(), indent=1))
     return 0
-
-
-def _run_curve(spec, args) -> int:
-    from engine import curves, render
-
-    results = curves.run(spec, progress=_progress(args.quiet))
-    json_path, md_path = render.write(results, Path(args.out))
-    _print_verdicts(spec, results, args.quick, md_path, json_path, f"{len(results['points'])} point(s)")
-    return 1 if results["verdict_counts"]["fail"] else 0
-
-
-def _run_protocol(spec, args) -> int:
-    from engine import protocols, render
-
-    results = protocols.run(spec, quick=args.quick, progress=_progress(args.quiet))
-    json_path, md_path = render.write(results, Path(args.out))
-    _print_verdicts(spec, results, args.quick, md_path, json_path,
-                    f"{len(results['points'])} point(s) x {results['trials']} runs")
-    return 1 if results["verdict_counts"]["fail"] else 0
 
 
 def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: str) -> None:
@@ -341,7 +322,7 @@ def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: 
 
 
 def cmd_privacy(args) -> int:
-    from verifiers import calculator
+    from verifiers.accountants import calculator
 
     need = {"gaussian": ("sigma",), "subsampled-gaussian": ("sigma",), "subsampled-shuffle": ("k", "n", "eps0")}
     for name in need[args.mechanism]:

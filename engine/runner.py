@@ -23,17 +23,16 @@ import numpy as np
 import engine
 from algorithms import events as ev_
 from algorithms import optimum
-from algorithms.catalog import ALGORITHMS, ResolutionError
 from algorithms.data import Records
 from algorithms.streams import streams_for
+from catalog import ALGORITHMS, ResolutionError
 from engine import audit, executors, problem
-from engine.spec import PACKAGED, SWEEPABLE, Spec, SpecError, validated, with_value
+from engine.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
+from engine.specbase import RESULTS_SCHEMA, SpecError
 from engine.store import Store, code_hash, run_key
-from verifiers.catalog import THEOREMS
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
+from verifiers.theorems import THEOREMS
 
-# noise tests see 10^5-10^6 values and have power to spare: a stricter level keeps false alarms rare
-DEFAULT_CONFIDENCE = {"noise_calibration": 0.999, "unbiased": 0.999}
 MEMORY_BUDGET = 256 * 2**20        # bytes of record data held at once per unit of trials
 WORKSET = 16 * 2**20               # bytes of one round's gathered batches per sub-batch of trials
 QUICK_TRIALS_DEFAULT = 8
@@ -277,7 +276,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         asked = max(c.audit_trials for c in audits)
         if quick:                                   # a smoke test still runs the audit, on a tenth of the trials
             asked = max(2000, asked // 10)
-        level = max(c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95) for c in audits)
+        level = max(c.confidence or CHECKS.get(c.kind).confidence for c in audits)
         budget = audit.WORK_BUDGET / (10 if quick else 1)
         for i, (p, v) in enumerate(zip(points, values)):
             akey = run_key({"audit_of": keys[i], "trials": asked, "confidence": level, "budget": budget}, seed, code
@@ -294,7 +293,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     checks = evaluate_checks(spec, points)
     counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
     return {
-        "schema": 1, "name": spec.name, "description": spec.description,
+        "schema": RESULTS_SCHEMA, "kind": "learning", "name": spec.name, "description": spec.description,
         "spec": spec.model_dump(mode="json"), "seed": seed, "trials": trials, "quick": quick,
         "algorithm": {"kind": entry.name, "description": entry.description, "citation": entry.citation},
         "data_mode": points[0]["data_mode"] + ("; empirical excess risk against the exact non-private optimum "
@@ -327,10 +326,11 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
     out = []
     for c in spec.checks:
         thm = THEOREMS.get(c.theorem or entry.privacy_theorem)
+        kind = CHECKS.get(c.kind)
         cs = CheckSpec(id=c.id, kind=c.kind, theorem=thm.name, variable=c.variable, term=c.term, tol=c.tol,
-                       confidence=c.confidence or DEFAULT_CONFIDENCE.get(c.kind, 0.95), min_rounds=c.min_rounds,
+                       confidence=c.confidence or kind.confidence, min_rounds=c.min_rounds,
                        audit_trials=c.audit_trials, saturation=c.saturation)
-        out.append(_jsonable(asdict(CHECKS.get(c.kind)(cs, thm, pts, ctx))))
+        out.append(_jsonable(asdict(kind.evaluate(cs, thm, pts, ctx))))
     return out
 
 

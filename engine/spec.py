@@ -1,20 +1,18 @@
-"""Specs: YAML -> frozen, strictly validated models (pydantic). Any problem becomes a SpecError
-naming the file, the field path, the value and what is allowed."""
+"""Learning specs: YAML -> frozen, strictly validated models (pydantic). Any problem becomes a SpecError
+naming the file, the field path, the value and what is allowed (engine/specbase.py)."""
 from __future__ import annotations
 
-import difflib
 import math
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from algorithms import datasets
-from algorithms.catalog import ALGORITHMS
-from algorithms.registry import UnknownName
-from verifiers.catalog import THEOREMS
-from verifiers.checks import CHECKS
+from algorithms.registry import UnknownName, choice_message
+from catalog import ALGORITHMS
+from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, format_error
+from verifiers.checks import CHECKS, Facts, Misfit
+from verifiers.theorems import THEOREMS
 
 # sweepable numeric fields -> the theorem symbol they set
 SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
@@ -29,21 +27,6 @@ THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each si
                             "output (here: the noisy gradients of every round)",
                  "local": "local model: every user randomizes its own message before it leaves the device; each "
                           "message the server receives is (eps, delta)-DP in that user's record"}
-
-
-class SpecError(Exception):
-    """One line: file, field path, value, what is allowed."""
-
-    def __init__(self, file: str, path: str, message: str):
-        super().__init__(f"{file}: {path}: {message}" if path else f"{file}: {message}")
-        self.parts = (file, path, message)
-
-    def __reduce__(self):            # survives the trip back from a worker process
-        return (SpecError, self.parts)
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
 
 
 class ThreatModel(Strict):
@@ -166,9 +149,6 @@ class Check(Strict):
         return v
 
 
-PRIVACY_KINDS = ("noise_calibration", "privacy_accounting", "privacy_audit", "ldp_exact")
-
-
 class Sweep(Strict):
     field: str
     values: list[float] = Field(min_length=2)
@@ -177,7 +157,7 @@ class Sweep(Strict):
     @classmethod
     def _field(cls, v: str) -> str:
         if v not in SWEEPABLE:
-            raise ValueError(_choice_message("sweep field", v, list(SWEEPABLE)))
+            raise ValueError(choice_message("sweep field", v, list(SWEEPABLE)))
         return v
 
 
@@ -196,16 +176,10 @@ class Spec(Strict):
     seed: int = Field(ge=0)
     sweep: Sweep | None = None
     checks: list[Check] = Field(min_length=1)
-    expect: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
-    expect_quick: dict[str, Literal["pass", "fail", "inconclusive", "inapplicable"]] = Field(default_factory=dict)
+    expect: dict[str, Verdict] = Field(default_factory=dict)
+    expect_quick: dict[str, Verdict] = Field(default_factory=dict)
     quick: Quick | None = None
     notes: str = ""
-
-
-class Problem(ValueError):
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
 
 
 def consistency(spec: Spec) -> None:
@@ -220,10 +194,10 @@ def consistency(spec: Spec) -> None:
         raise Problem("data.N", f"{spec.data.N}: {spec.algorithm.kind} runs on one pool of n clients with one record "
                                 f"each; set N = 1")
     if spec.algorithm.variant is not None and spec.algorithm.variant not in entry.variants:
-        raise Problem("algorithm.variant", _choice_message("variant", spec.algorithm.variant, list(entry.variants)))
+        raise Problem("algorithm.variant", choice_message("variant", spec.algorithm.variant, list(entry.variants)))
     for k, v in spec.algorithm.overrides.items():
         if k not in entry.overrides:
-            raise Problem(f"algorithm.overrides.{k}", _choice_message(f"override of {spec.algorithm.kind}", k,
+            raise Problem(f"algorithm.overrides.{k}", choice_message(f"override of {spec.algorithm.kind}", k,
                                                                       list(entry.overrides)))
         if not (math.isfinite(v) and v > 0):
             raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a finite number > 0")
@@ -256,21 +230,18 @@ def consistency(spec: Spec) -> None:
                 raise Problem("sweep.field", f"{spec.algorithm.kind} has no parameter {swept!r} to sweep; its "
                                              f"overrides: {', '.join(entry.overrides)}")
     strong = spec.loss.mu > 0
-    available = measurable(spec)
+    facts = Facts(threat_model=spec.threat_model.kind, algorithm=spec.algorithm.kind, auditable=entry.auditable,
+                  privacy_measures=THEOREMS.get(entry.privacy_theorem).measures,
+                  sweep_symbol=SWEEPABLE[spec.sweep.field] if spec.sweep else None,
+                  measurable=frozenset(measurable(spec)))
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
-        name = c.theorem or (entry.privacy_theorem if c.kind in PRIVACY_KINDS else None)
-        if c.kind == "privacy_audit" and not entry.auditable:
-            raise Problem(f"{at}.kind", f"no privacy audit is implemented for {spec.algorithm.kind}'s mechanism yet; "
-                                        f"its privacy is checked by privacy_accounting")
-        models = {"noise_calibration": ("isrl", "central", "local"), "ldp_exact": ("shuffle",),
-                  "unbiased": ("shuffle",)}.get(c.kind)
-        if c.kind == "noise_calibration" and THEOREMS.get(entry.privacy_theorem).measures == "sigma":
-            models = None           # Gaussian noise calibrated by a sigma formula, in any threat model (seed 004 Thm 5.1)
-        if models is not None and spec.threat_model.kind not in models:
-            raise Problem(f"{at}.kind", f"{c.kind} checks a mechanism of the {' or '.join(models)} threat model (the "
-                                        f"Gaussian noise of a silo, curator or user, or a client's local randomizer); this "
-                                        f"spec's is {spec.threat_model.kind}")
+        kind = CHECKS.get(c.kind)
+        try:
+            kind.fits(facts)
+        except Misfit as e:
+            raise Problem(f"{at}.{e.field}", str(e)) from None
+        name = c.theorem or (entry.privacy_theorem if kind.privacy else None)
         if name is None:
             raise Problem(f"{at}.theorem", f"check {c.id!r} of kind {c.kind} needs a theorem")
         thm = THEOREMS.get(name)
@@ -282,43 +253,18 @@ def consistency(spec: Spec) -> None:
         if thm.needs_smooth and spec.loss.kind == "hinge":
             raise Problem(f"{at}.theorem", f"{name} needs a smooth loss; {spec.loss.kind} is not (a theorem that "
                                            f"covers the Moreau-envelope path applies)")
-        if c.kind in ("bound", "rate") and not thm.terms:
-            raise Problem(f"{at}.theorem", f"{name} states no bound to compare with: {c.kind} needs a theorem with "
-                                           f"an expression (`python -m engine list` shows them)")
-        if c.kind == "unbiased" and thm.measures != "ldp_bias":
-            raise Problem(f"{at}.theorem", f"{name} is about {thm.measures}; unbiased tests the randomizer's messages "
-                                           f"(a theorem measuring ldp_bias, e.g. shuffle.alg1.randomizer)")
-        if c.kind not in PRIVACY_KINDS and thm.measures not in available:
-            raise Problem(f"{at}.theorem", f"{name} is about {thm.measures}, which cannot be measured here: "
-                                           f"{_unmeasurable(spec, thm.measures)}")
         if thm.loss_class == "strongly_convex" and not strong:
             raise Problem(f"{at}.theorem", f"{name} needs a strongly convex loss (loss.mu > 0; it is {spec.loss.mu})")
-        if c.kind == "rate":
-            if spec.sweep is None:
-                raise Problem(f"{at}.kind", f"check {c.id!r}: a rate check needs a sweep")
-            sym = SWEEPABLE[spec.sweep.field]
-            if c.variable is not None and c.variable != sym:
-                raise Problem(f"{at}.variable", f"{c.variable} is not what the sweep varies ({sym})")
-            if c.term is not None and c.term not in thm.terms:
-                raise Problem(f"{at}.term", _choice_message(f"term of {name}", c.term, list(thm.terms)))
+        try:
+            kind.rules(c, thm, facts)
+        except Misfit as e:
+            raise Problem(f"{at}.{e.field}", str(e)) from None
     if spec.sweep is not None:
         for v in spec.sweep.values:
             try:
                 _check_sweep_value(spec.sweep.field, v)
             except ValueError as e:
                 raise Problem("sweep.values", str(e)) from None
-
-
-def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:
-    """The checks' ids, distinct, and every expect / expect_quick key one of them (raises Problem)."""
-    ids = [c.id for c in checks]
-    if len(set(ids)) != len(ids):
-        raise Problem("checks", f"duplicate check ids in {ids}")
-    for field_name, table in (("expect", expect), ("expect_quick", expect_quick)):
-        for key in table:
-            if key not in ids:
-                raise Problem(f"{field_name}.{key}", _choice_message(f"{field_name} key (a check id)", key, ids))
-    return ids
 
 
 def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:
@@ -341,14 +287,6 @@ def measurable(spec: Spec) -> set[str]:
     return out
 
 
-def _unmeasurable(spec: Spec, what: str) -> str:
-    return {"excess_risk": "population risk needs a synthetic data set in mode sco",
-            "empirical_excess_risk": "the per-trial optimum has a closed form only for the squared loss; "
-                                     "use data.mode: erm (one data set per point)",
-            "grad_variance": "needs the exact population gradient (sphere_linear, mode sco) and fresh one-pass batches",
-            }.get(what, what)
-
-
 def _one_pass(spec: Spec) -> bool:
     entry = ALGORITHMS.get(spec.algorithm.kind)
     return entry.one_pass(spec.algorithm.variant or entry.variants[0])
@@ -363,51 +301,8 @@ def _check_sweep_value(field: str, v: float) -> None:
         raise ValueError(f"sweep value {v} for {field} must be in (0, 1)")
 
 
-def _choice_message(what: str, value: Any, allowed: list[str]) -> str:
-    hint = difflib.get_close_matches(str(value), allowed, n=1)
-    did = f" (did you mean {hint[0]!r}?)" if hint else ""
-    return f"unknown {what} {value!r}{did}; allowed: {', '.join(allowed)}"
-
-
 DATA_MODELS: dict[str, type[BaseModel]] = {"sphere_linear": SphereLinearData, "sphere_logistic": SphereLogisticData,
                                            "breast_cancer": PackagedData, "digits": PackagedData}
-
-
-def _format(err: Any, raw: Any, model: type[BaseModel]) -> tuple[str, str]:
-    loc = [str(x) for x in err["loc"]]
-    tagged = loc
-    if len(loc) > 1 and loc[0] == "data" and loc[1] in DATA_MODELS:     # pydantic's union tag: not a field
-        loc = loc[:1] + loc[2:]
-    path = ".".join(loc)
-    msg = err["msg"].removeprefix("Value error, ")
-    if err["type"] == "union_tag_not_found":
-        return "data.kind", f"required field is missing; allowed: {', '.join(DATA_MODELS)}"
-    if err["type"] == "union_tag_invalid":
-        return "data.kind", _choice_message("data kind", err.get("input", {}).get("kind") if isinstance(
-            err.get("input"), dict) else err.get("input"), list(DATA_MODELS))
-    if err["type"] == "extra_forbidden":
-        allowed = (sorted(DATA_MODELS[tagged[1]].model_fields) if tagged[:1] == ["data"] and len(tagged) == 3
-                   else _fields_at(model, loc[:-1]))
-        hint = difflib.get_close_matches(loc[-1], allowed, n=1)
-        did = f" (did you mean {hint[0]!r}?)" if hint else ""
-        return path, f"unknown key{did}; allowed keys: {', '.join(allowed)}"
-    if err["type"] == "missing":
-        return path, "required field is missing"
-    value = err.get("input")
-    shown = "" if isinstance(value, (dict, list)) else f" = {value!r}"
-    return path, f"value{shown}: {msg}"
-
-
-def _fields_at(model: type[BaseModel], loc: list[str]) -> list[str]:
-    cur: Any = model
-    for part in loc:
-        field = getattr(cur, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        args = [a for a in getattr(ann, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel)]
-        cur = args[0] if args else ann
-    return sorted(getattr(cur, "model_fields", {}))
 
 
 def parse(raw: Any, file: str) -> Spec:
@@ -420,60 +315,10 @@ def parse(raw: Any, file: str) -> Spec:
     except ValidationError as e:
         errors = e.errors()
         first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])   # a misspelt key explains the rest
-        path, msg = _format(first, raw, Spec)
+        path, msg = format_error(first, Spec, {"data": DATA_MODELS})
         raise SpecError(file, path, msg) from None
     except UnknownName as e:
         raise SpecError(file, "", str(e)) from None
-
-
-def parse_model(model: type[BaseModel], raw: dict, file: str):
-    """Validate ``raw`` as ``model`` (the spec kinds without a learning run); errors as one-line SpecErrors."""
-    try:
-        return model.model_validate(raw)
-    except ValidationError as e:
-        errors = e.errors()
-        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
-        if isinstance(first.get("ctx", {}).get("error"), Problem):
-            prob = first["ctx"]["error"]
-            raise SpecError(file, prob.path, str(prob)) from None
-        path, msg = _format(first, raw, model)
-        raise SpecError(file, path, msg) from None
-
-
-def load_any(path: str | Path):
-    """A learning spec (Spec), or with ``kind: privacy_curve`` a privacy-curve spec (engine/curve_spec.py), with
-    ``kind: shuffle_protocol`` a shuffle-protocol spec (engine/protocol_spec.py), with ``kind: comparison`` a
-    threat-model comparison (engine/comparison_spec.py)."""
-    return load(path, curves=True)
-
-
-def load(path: str | Path, curves: bool = False):
-    p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except FileNotFoundError:
-        raise SpecError(str(p), "", "no such file") from None
-    except OSError as e:
-        raise SpecError(str(p), "", f"cannot be read ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise SpecError(str(p), "", "is not UTF-8 text") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else "?"
-        raise SpecError(str(p), "", f"not valid YAML ({where}): {getattr(e, 'problem', e)}") from None
-    if curves and isinstance(raw, dict) and raw.get("kind") == "privacy_curve":
-        from engine.curve_spec import parse_curve
-
-        return parse_curve(raw, str(p))
-    if curves and isinstance(raw, dict) and raw.get("kind") == "shuffle_protocol":
-        from engine.protocol_spec import parse_protocol
-
-        return parse_protocol(raw, str(p))
-    if curves and isinstance(raw, dict) and raw.get("kind") == "comparison":
-        from engine.comparison_spec import parse_comparison
-
-        return parse_comparison(raw, str(p))
-    return parse(raw, str(p))
 
 
 def with_value(spec: Spec, field: str, value: float) -> Spec:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 DEFAULT_PATH = Path(".privbench") / "results.sqlite"
 NOT_IDENTITY = ("name", "description", "notes", "expect", "expect_quick", "quick", "trials")
-PACKAGES = ("engine", "algorithms", "verifiers")
+PACKAGES = ("engine", "algorithms", "verifiers", "catalog")
 SCHEMA = 2
 
 

@@ -1,4 +1,4 @@
-"""Pin the semantics of verifiers/accounting.py against an independent analytic Gaussian mechanism.
+"""Pin the semantics of verifiers/accountants/gaussian.py against an independent analytic Gaussian mechanism.
 
 Reference: Balle & Wang (2018), "Improving the Gaussian Mechanism for Differential Privacy: Analytical
 Calibration and Optimal Denoising", Thm 8: the Gaussian mechanism with sensitivity Delta and noise
@@ -22,10 +22,11 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from algorithms.events import GaussianRelease
-from verifiers.accounting import epsilon, noise_multiplier
+from verifiers.accountants import epsilon
+from verifiers.accountants.gaussian import noise_multiplier
 
 # PLD accounting of an unsampled Gaussian is tight up to its discretisation (value_discretization_interval
-# = 1e-4 in verifiers/accounting.py; Koskela et al. 2021 / dp-accounting PLD docs): 2 % is ample.
+# = 1e-4 in verifiers/accountants/gaussian.py; Koskela et al. 2021 / dp-accounting PLD docs): 2 % is ample.
 PLD_REL_TOL = 0.02
 # RDP -> (eps, delta) conversion of a single Gaussian over-estimates the exact curve (Mironov 2017,
 # Prop. 3; Canonne, Kamath & Steinke 2020, Prop. 12); on the grids used here the loss is < 1.25x, 1.6 bounds it.

@@ -93,7 +93,10 @@ def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkey
     gradients are +-L u, which any L-Lipschitz loss may have), the audit's lower bound rises above that
     accountant's epsilon and the check fails."""
     from algorithms.events import GaussianRelease
-    from verifiers import accounting, checks, isrl_004
+    from verifiers import checks
+    from verifiers.accountants import gaussian
+    from verifiers.checks import privacy_audit
+    from verifiers.theorems import isrl_004
 
     L, K, sigma = 1.0, 10, 0.2             # 2L/K = 0.2: mu = 1, eps about 4.4 at delta 1e-5 (2 if halved)
     event = GaussianRelease(sigma=sigma, batch_size=K, pool_size=1000, sampling="disjoint", rounds=1,
@@ -109,8 +112,8 @@ def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkey
     point = checks.Point(value=None, params={"L": L, "delta0": DELTA, "eps0": 100.0}, overridden=frozenset(),
                          measurements={}, events=(event,), noise_sq_sum=0.0, noise_coords=0, audit=summary)
     spec = checks.CheckSpec(id="audit", kind="privacy_audit")
-    assert checks.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None).verdict == "pass"
-    real = accounting.noise_multiplier
-    monkeypatch.setattr(accounting, "noise_multiplier", lambda event, L: 2 * real(event, L))
-    res = checks.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None)
+    assert privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None).verdict == "pass"
+    real = gaussian.noise_multiplier
+    monkeypatch.setattr(gaussian, "noise_multiplier", lambda event, L: 2 * real(event, L))
+    res = privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None)
     assert res.verdict == "fail" and "accountant" in res.summary

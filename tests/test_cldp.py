@@ -14,7 +14,8 @@ from algorithms.events import ShuffledLDPRelease
 from engine import runner
 from engine import spec as spec_mod
 from tests.helpers import _tiny, raw, verdicts
-from verifiers import accounting, shuffle_001
+from verifiers import accountants
+from verifiers.accountants import subsampled_shuffle
 
 R = ldp.RANDOMIZERS.get("r_inf")
 
@@ -95,10 +96,10 @@ def test_inputs_outside_the_ball_are_refused():
 def test_accountant_is_thm1_with_lemma1():
     ev = ShuffledLDPRelease(eps_ldp=1.5, batch_size=300, pool_size=1797, randomizer="r_inf", clip=0.2, dimension=64,
                             rounds=1000, max_record_uses=1)
-    eps, name = accounting.epsilon((ev,), L=1.0, delta=1e-5)
+    eps, name = accountants.epsilon((ev,), L=1.0, delta=1e-5)
     assert "Thm 1" in name
-    assert eps == shuffle_001.epsilon("upper", k=300, n=1797, eps0=1.5, T=1000, delta=1e-5).epsilon
-    assert accounting.describe(ev, 1.0, 1e-5)["epsilon_thm2_lower"] < eps
+    assert eps == subsampled_shuffle.epsilon("upper", k=300, n=1797, eps0=1.5, T=1000, delta=1e-5).epsilon
+    assert accountants.describe(ev, 1.0, 1e-5)["epsilon_thm2_lower"] < eps
 
 
 def test_clean_tiny_run_passes():

@@ -8,12 +8,13 @@ import copy
 import numpy as np
 import pytest
 
-from engine import comparison, render
+from engine import render
 from engine import spec as spec_mod
-from engine.comparison_spec import parse_comparison
+from engine.kinds.comparison import run as comparison
+from engine.kinds.comparison.spec import parse_comparison
 from tests.helpers import verdicts
-from verifiers import ordering
-from verifiers.catalog import THEOREMS
+from verifiers.checks import ordering
+from verifiers.theorems import THEOREMS
 
 CENTRAL, LOCAL = THEOREMS.get("central.cdp_rate"), THEOREMS.get("local.ldp_rate")
 PARAMS = {"L": 1.0, "D": 2.0, "d": 10.0, "n": 1e5, "N": 1.0, "eps0": 0.25, "delta0": 1e-6}

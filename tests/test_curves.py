@@ -6,11 +6,12 @@ import copy
 import pytest
 import yaml
 
-from engine import curves, render
+from engine import kinds, render
 from engine import spec as spec_mod
-from engine.curve_spec import parse_curve
+from engine.kinds.curve import run as curves
+from engine.kinds.curve.spec import parse_curve
 from tests.helpers import ROOT
-from verifiers import shuffle_001
+from verifiers.accountants import subsampled_shuffle
 
 BASE = yaml.safe_load((ROOT / "specs" / "shuffle_mnist_privacy.yaml").read_text())
 
@@ -37,14 +38,14 @@ def test_curve_spec_errors_name_the_field():
 
 
 def test_curve_run_report_and_paper_values(tmp_path):
-    spec = spec_mod.load_any(ROOT / "specs" / "shuffle_mnist_privacy.yaml")
+    spec = kinds.load(ROOT / "specs" / "shuffle_mnist_privacy.yaml")
     res = curves.run(spec)
     assert res["checks"][0]["verdict"] == "pass"
     last = res["points"][-1]
     assert last["value"] == 1200 and last["lower"]["epsilon"] < last["upper"]["epsilon"]
     t = res["paper"][0]["rounds_for_it"]                        # the most rounds within the paper's 2.91
     p = spec.point(t)
-    at = lambda T: shuffle_001.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps0"], T=T, delta=p["delta"]).epsilon  # noqa: E731
+    at = lambda T: subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps0"], T=T, delta=p["delta"]).epsilon  # noqa: E731
     assert 0 < t < 1200 and at(t) <= 2.91 < at(t + 1)
     json_path, md = render.write(res, tmp_path)
     text = md.read_text()
@@ -53,8 +54,8 @@ def test_curve_run_report_and_paper_values(tmp_path):
 
 def test_bounds_ordered_fails_when_the_bounds_are_swapped(monkeypatch):
     """A planted fault: the two theorems' functions exchanged. The check must see it."""
-    up, low = shuffle_001.rdp_upper, shuffle_001.rdp_lower
-    monkeypatch.setattr(shuffle_001, "rdp_upper", low)
-    monkeypatch.setattr(shuffle_001, "rdp_lower", up)
-    res = curves.run(spec_mod.load_any(ROOT / "specs" / "shuffle_fig2c.yaml"))
+    up, low = subsampled_shuffle.rdp_upper, subsampled_shuffle.rdp_lower
+    monkeypatch.setattr(subsampled_shuffle, "rdp_upper", low)
+    monkeypatch.setattr(subsampled_shuffle, "rdp_lower", up)
+    res = curves.run(kinds.load(ROOT / "specs" / "shuffle_fig2c.yaml"))
     assert res["checks"][0]["verdict"] == "fail"

@@ -8,11 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from algorithms import calibration
+from catalog import isrl_004 as calibration
 from engine import problem, runner
 from engine import spec as spec_mod
 from tests.helpers import raw, verdicts
-from verifiers import checks, isrl_004
+from verifiers import checks
+from verifiers.checks import bound
+from verifiers.theorems import isrl_004
 
 
 def _spec(name: str, **over) -> spec_mod.Spec:
@@ -108,13 +110,13 @@ def test_a_vacuous_bound_is_inapplicable_never_pass():
     pt = checks.Point(value=None, params=params, overridden=frozenset(), measurements={
         "empirical_excess_risk": np.full(10, 0.19)}, events=(), noise_sq_sum=0.0, noise_coords=0)
     spec = checks.CheckSpec(id="b", kind="bound")
-    res = checks.bound(spec, isrl_004.LEMMA_D6_1, [pt], None)
+    res = bound.bound(spec, isrl_004.LEMMA_D6_1, [pt], None)
     assert res.verdict == "inapplicable" and "vacuous" in res.summary
     small = {**params, "sigma": 0.01, "eta": 0.05, "R": 4000}          # bound 0.035 < sup_W F - F* = 0.2
     below = checks.Point(**{**pt.__dict__, "params": small, "measurements": {"empirical_excess_risk": np.full(10, 0.01)}})
-    assert checks.bound(spec, isrl_004.LEMMA_D6_1, [below], None).verdict == "pass"
+    assert bound.bound(spec, isrl_004.LEMMA_D6_1, [below], None).verdict == "pass"
     above = checks.Point(**{**pt.__dict__, "params": small})             # measured 0.19 > 0.035
-    assert checks.bound(spec, isrl_004.LEMMA_D6_1, [above], None).verdict == "fail"
+    assert bound.bound(spec, isrl_004.LEMMA_D6_1, [above], None).verdict == "fail"
 
 
 def test_erm_strongly_convex_uses_the_multistage_schedule_and_stays_private():

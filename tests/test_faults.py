@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms import calibration, mechanisms, sampling
+from algorithms import mechanisms, sampling
+from catalog import isrl_004 as calibration
 from engine import runner
 from tests.helpers import tiny_mbsgd, tiny_onepass, verdicts
-from verifiers import isrl_004
+from verifiers.theorems import isrl_004
 
 
 def test_clean_runs_pass():
@@ -61,12 +62,12 @@ def test_record_reused_in_the_one_pass_version_is_caught_by_accounting(monkeypat
 
 def test_a_record_read_twice_raises_the_accounted_epsilon():
     from algorithms.events import GaussianRelease
-    from verifiers import accounting
+    from verifiers import accountants
 
     once = GaussianRelease(sigma=1.0, batch_size=10, pool_size=100, sampling="disjoint", rounds=5, max_record_uses=1)
     twice = GaussianRelease(sigma=1.0, batch_size=10, pool_size=100, sampling="disjoint", rounds=5, max_record_uses=2)
-    e1, _ = accounting.epsilon((once,), L=1.0, delta=1e-5)
-    e2, _ = accounting.epsilon((twice,), L=1.0, delta=1e-5)
+    e1, _ = accountants.epsilon((once,), L=1.0, delta=1e-5)
+    e2, _ = accountants.epsilon((twice,), L=1.0, delta=1e-5)
     assert e2 > 1.3 * e1
 
 
@@ -91,7 +92,7 @@ def test_wrong_exponent_in_a_theorem_changes_the_derived_exponent():
 
     import sympy as sp
 
-    from verifiers.theorem import D, L, M, beta, d, delta0, eps0, n
+    from verifiers.theorems.base import D, L, M, beta, d, delta0, eps0, n
     wrong = dataclasses.replace(thm, terms={**thm.terms, "privacy": (beta ** sp.Rational(1, 4) * L * D ** sp.Rational(3, 2)
                                                                       * sp.sqrt(d * sp.log(1 / delta0))
                                                                       / (eps0 * n * sp.sqrt(M))) ** sp.Rational(2, 5)})

@@ -7,11 +7,11 @@ import math
 import numpy as np
 
 from algorithms import mechanisms, shuffle_sgd
-from algorithms.catalog import ALGORITHMS
+from catalog import ALGORITHMS
 from engine import runner
 from tests.helpers import _tiny, verdicts
-from verifiers import accounting
-from verifiers.catalog import THEOREMS
+from verifiers import accountants
+from verifiers.theorems import THEOREMS
 
 
 def _tiny_local(audit: bool = False, **over):
@@ -35,7 +35,7 @@ def test_each_message_is_accounted_alone_whatever_the_batch():
     from algorithms.events import GaussianRelease
 
     one = GaussianRelease(sigma=20.0, batch_size=1, pool_size=1, sampling="disjoint", rounds=50, max_record_uses=1)
-    eps, _ = accounting.epsilon((one,), L=1.0, delta=1e-6)
+    eps, _ = accountants.epsilon((one,), L=1.0, delta=1e-6)
     # the analytic Gaussian mechanism at Delta/sigma = 2/20 (Balle & Wang 2018): the eps whose delta is 1e-6
     from scipy.optimize import brentq
     from scipy.stats import norm
@@ -45,7 +45,7 @@ def test_each_message_is_accounted_alone_whatever_the_batch():
 
     assert math.isclose(eps, brentq(lambda e: delta_of(e) - 1e-6, 1e-3, 10), rel_tol=2e-3)
     twice = GaussianRelease(sigma=20.0, batch_size=1, pool_size=1, sampling="disjoint", rounds=50, max_record_uses=2)
-    assert accounting.epsilon((twice,), L=1.0, delta=1e-6)[0] > eps
+    assert accountants.epsilon((twice,), L=1.0, delta=1e-6)[0] > eps
 
 
 def test_the_server_never_gets_a_clean_gradient(monkeypatch):

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from algorithms import calibration, optimum, sampling
-from algorithms.catalog import multistage
+from algorithms import optimum, sampling
 from algorithms.data import make_sphere_linear
 from algorithms.result import max_multiplicity
-from verifiers import isrl_004
-from verifiers.theorem import evaluate
+from catalog import isrl_004 as calibration
+from catalog.base import multistage
+from verifiers.theorems import isrl_004
+from verifiers.theorems.base import evaluate
 
 P_FLOOR = 1e-4   # a chi-square goodness-of-fit p-value below this rejects uniformity
 

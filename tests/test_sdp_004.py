@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algorithms import mechanisms, shuffle_sum
-from algorithms.catalog import ALGORITHMS
+from catalog import ALGORITHMS
 from engine import runner
 from tests.helpers import _tiny, verdicts
-from verifiers import shuffle_baselines as sb
-from verifiers import shuffled_gaussian as sg
-from verifiers.catalog import THEOREMS
+from verifiers.accountants import shuffle_baselines as sb
+from verifiers.accountants import shuffled_gaussian as sg
+from verifiers.theorems import THEOREMS
 
 
 def seed_eq21(eps0r: float, n: int, N: int, delta_r: float) -> float:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.special import comb
 from scipy.stats import binom
 
-from verifiers import shuffle_001 as S
+from verifiers.accountants import subsampled_shuffle as S
 
 
 def printed_thm2(lam: int, k: int, n: int, eps0: float) -> float:

@@ -10,8 +10,8 @@ from scipy.optimize import minimize_scalar
 
 from algorithms import shuffle_agd
 from algorithms import shuffle_sum as ss
-from algorithms.catalog import ALGORITHMS, ResolutionError
 from algorithms.losses import Hinge, MoreauHinge
+from catalog import ALGORITHMS, ResolutionError
 from engine import runner
 from tests.helpers import _tiny, verdicts
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from engine import curves
 from engine import spec as spec_mod
-from engine.curve_spec import parse_curve
+from engine.kinds.curve import run as curves
+from engine.kinds.curve.spec import parse_curve
 from tests.helpers import ROOT
-from verifiers import shuffle_baselines as sb
+from verifiers.accountants import shuffle_baselines as sb
 
 
 def test_fmt_numerical_bound_matches_the_authors_example():
@@ -87,8 +87,8 @@ def test_kov_simplified_is_an_upper_bound_on_the_optimal_composition(eps, T):
 
 def test_paper_ratios_come_from_the_script_conventions():
     at = dict(k=1000, n=10**6, eps0=2.0, T=10**5, delta=1e-8)
-    from verifiers import shuffle_001
-    thm1 = shuffle_001.epsilon("upper", **at).epsilon
+    from verifiers.accountants import subsampled_shuffle
+    thm1 = subsampled_shuffle.epsilon("upper", **at).epsilon
     assert sb.fmt_kov_epsilon(**at, convention="authors_script") / thm1 == pytest.approx(14, rel=0.05)
     assert sb.rdp_shuffle_epsilon(**at, convention="authors_script")[0] / thm1 == pytest.approx(2.5, rel=0.05)
     assert sb.fmt_kov_epsilon(**at) / thm1 < 3

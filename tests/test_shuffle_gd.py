@@ -15,13 +15,14 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from algorithms import losses, mechanisms, shuffle_gd, shuffle_sum
-from algorithms.catalog import ALGORITHMS
 from algorithms.data import Records, make_sphere_linear
 from algorithms.events import ShuffleSumRelease
+from catalog import ALGORITHMS
 from engine import problem, runner
 from engine import spec as spec_mod
 from tests.helpers import raw, verdicts
-from verifiers import accounting, binomial_bucketed, binomial_privacy, shuffle_000_gd
+from verifiers.accountants import binomial_bucketed, binomial_privacy, composition, pvec
+from verifiers.theorems import shuffle_000_gd
 
 
 def _consts(n=2000, d=10, eps=1.0, delta=1e-6, L=1.5, D=2.0, beta=0.1):
@@ -144,7 +145,7 @@ def test_accounting_grows_with_the_calls_each_user_joins_and_is_fast():
     eps = []
     for uses in (1, 10, 100):
         e, _ = _event(1000, 10, 1.0, 1e-6, 1.5, uses)
-        eps.append(accounting.shuffle_sum_epsilon(e, 1e-6))
+        eps.append(pvec.shuffle_sum_epsilon(e, 1e-6))
     assert eps[0] < eps[1] < eps[2]
     # n b ~ 6 x 10^15 trials: the counts are Gaussian to high accuracy, so the composition must match the Gaussian
     # mechanism with mu = sqrt(T) g / sd (exact hockey-stick); eps grows faster than sqrt(T) here because at
@@ -158,10 +159,10 @@ def test_accounting_grows_with_the_calls_each_user_joins_and_is_fast():
     e, T = _event(2000, 10, 1.0, 1e-6, 1.5, 0)
     e = ShuffleSumRelease(**{**e.__dict__, "rounds": T, "max_record_uses": T})
     t0 = time.perf_counter()
-    composed = accounting.shuffle_sum_epsilon(e, 1e-6)
+    composed = pvec.shuffle_sum_epsilon(e, 1e-6)
     assert time.perf_counter() - t0 < 30
     assert 0 < composed < 1e-3
-    table = shuffle_000_gd.per_call_table(e, 1e-6)
+    table = pvec.per_call_table(e, 1e-6)
     assert table["eps_per_call_accountant"] < composed < table["eps_adv_composition_of_accountant_per_call"]
     assert table["eps_adv_composition_of_paper_per_call"] <= 1.0
 
@@ -171,7 +172,7 @@ def test_advanced_composition_is_drv_thm_iii_3():
     mpmath.mp.dps = 40
     for eps, delta, k, dp in ((0.01, 1e-9, 100, 1e-6), (0.5, 0.0, 7, 0.1), (1e-4, 1e-12, 10**6, 1e-8)):
         want = mpmath.sqrt(2 * k * mpmath.log(1 / mpmath.mpf(dp))) * eps + k * eps * (mpmath.e ** mpmath.mpf(eps) - 1)
-        got, d_tot = shuffle_000_gd.advanced_composition(eps, delta, k, dp)
+        got, d_tot = composition.advanced_composition(eps, delta, k, dp)
         assert got == pytest.approx(float(want), rel=1e-12)
         assert d_tot == pytest.approx(k * delta + dp, rel=1e-12)
 
@@ -291,7 +292,7 @@ def test_a_single_call_calibrated_above_the_claim_is_not_covered():
     one = pv.one_d
     e = ShuffleSumRelease(users_per_call=2000, dimension=10, grid=one.g, trials_per_user=one.b, p=one.p, Delta2=1.0,
                           rounds=1, max_record_uses=1, call_epsilon=20.0, call_delta=1e-6)
-    assert any("> the claim" in f for f in shuffle_000_gd.calibration_failures(e, 1.0, 1e-6))
-    assert shuffle_000_gd.calibration_failures(dataclasses.replace(e, call_epsilon=1.0), 1.0, 1e-6) != []  # p is eps 20's
+    assert any("> the claim" in f for f in pvec.calibration_failures(e, 1.0, 1e-6))
+    assert pvec.calibration_failures(dataclasses.replace(e, call_epsilon=1.0), 1.0, 1e-6) != []  # p is eps 20's
     bare = dataclasses.replace(e, call_epsilon=None, call_delta=None)
-    assert shuffle_000_gd.calibration_failures(bare, 1.0, 1e-6)
+    assert pvec.calibration_failures(bare, 1.0, 1e-6)

@@ -12,11 +12,11 @@ from scipy import stats
 from scipy.stats import binom
 
 from algorithms import shuffle_sum as ss
-from engine import protocols
 from engine import spec as spec_mod
-from engine.protocol_spec import parse_protocol
+from engine.kinds.mechanism import run as protocols
+from engine.kinds.mechanism.spec import parse_mechanism as parse_protocol
 from tests.helpers import ROOT, verdicts
-from verifiers import binomial_privacy as bp
+from verifiers.accountants import binomial_privacy as bp
 
 
 def _exact_count_pmf(x: np.ndarray, prm: ss.P1DParams) -> np.ndarray:
@@ -227,13 +227,13 @@ def test_p_sgd_with_noise_below_the_calibration_fails_privacy(monkeypatch):
 
 def test_a_user_in_two_rounds_is_charged_twice():
     from algorithms.events import ShuffleSumRelease
-    from verifiers import accounting
+    from verifiers import accountants
 
     once = ShuffleSumRelease(users_per_call=20, dimension=3, grid=9, trials_per_user=20000, p=0.49, Delta2=1.0,
                              rounds=10, max_record_uses=1)
     twice = ShuffleSumRelease(**{**once.__dict__, "max_record_uses": 2})
-    e1, _ = accounting.epsilon((once,), L=1.0, delta=1e-6)
-    e2, _ = accounting.epsilon((twice,), L=1.0, delta=1e-6)
+    e1, _ = accountants.epsilon((once,), L=1.0, delta=1e-6)
+    e2, _ = accountants.epsilon((twice,), L=1.0, delta=1e-6)
     assert e2 > 1.3 * e1
 
 

@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine import comparison, curves, protocols, runner
-from engine import spec as spec_mod
+from engine import kinds
 from tests.helpers import SPECS, verdicts
-
-
-def _run(spec):
-    if getattr(spec, "kind", None) == "privacy_curve":
-        return curves.run(spec)
-    if getattr(spec, "kind", None) == "shuffle_protocol":
-        return protocols.run(spec, quick=True)
-    if getattr(spec, "kind", None) == "comparison":
-        return comparison.run(spec, quick=True)
-    return runner.run_spec(spec, quick=True)
 
 
 @pytest.mark.parametrize("path", SPECS, ids=[p.stem for p in SPECS])
 def test_spec_quick_verdicts_match_expect(path):
-    spec = spec_mod.load_any(path)
-    got = verdicts(_run(spec))
+    spec = kinds.load(path)
+    got = verdicts(kinds.kind_for(spec).run(spec, kinds.RunOptions(quick=True)))
     want = {cid: spec.expect_quick.get(cid, spec.expect.get(cid)) for cid in got}
     missing = [cid for cid, v in want.items() if v is None]
     assert not missing, f"{path.name}: no expected verdict recorded for {missing}"
@@ -32,8 +21,7 @@ def test_spec_quick_verdicts_match_expect(path):
 
 @pytest.mark.parametrize("path", SPECS, ids=[p.stem for p in SPECS])
 def test_spec_default_expect_is_complete(path):
-    spec = spec_mod.load_any(path)
-    ids = {c.id for c in spec.checks} | set(spec.run_check_ids() if hasattr(spec, "run_check_ids") else ())
-    assert ids == set(spec.expect)
+    spec = kinds.load(path)
+    assert set(kinds.kind_for(spec).check_ids(spec)) == set(spec.expect)
     decided = [c for c, v in spec.expect.items() if v in ("pass", "fail")]
     assert decided, f"{path.name}: the default run is expected to decide nothing"

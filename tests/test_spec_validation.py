@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.spec import SpecError, json_schema, load, load_any
+from engine.kinds import load
+from engine.spec import json_schema
+from engine.specbase import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE_SPEC = ROOT / "specs" / "agd_smooth.yaml"
@@ -189,7 +191,7 @@ def test_there_are_shipped_specs():
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[Path(p).stem for p in SHIPPED])
 def test_shipped_specs_load(path):
-    spec = load_any(path)
+    spec = load(path)
     assert spec.name
     assert len(spec.checks) >= 1
 

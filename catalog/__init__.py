@@ -1,0 +1,27 @@
+"""The algorithm registry and each algorithm's parameter resolution (the paper's calibration, with
+any spec override applied: the run and the checks then use what was actually resolved).
+
+One module per paper part holds its resolvers, its calibration formulas and the tuple ``ENTRIES`` of its
+registry entries; ``catalog/base.py`` holds what they share. Adding a paper part is one module and one line
+of ``PAPERS``. The catalog sits above ``algorithms/`` (the numerics) and ``verifiers/`` (some calibrations
+are set by an accountant), and neither imports it.
+"""
+from __future__ import annotations
+
+from algorithms.registry import Registry
+from catalog import baselines, cldp_001, isrl_004, sdp_004, shuffle_000, shuffle_000_agd, shuffle_000_gd
+from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved
+
+__all__ = ["ALGORITHMS", "MAX_ROUNDS", "PAPERS", "AlgorithmEntry", "ResolutionError", "Resolved"]
+
+PAPERS = (
+    isrl_004,           # seed 004, ISRL-DP: Algorithms 1 and 2
+    cldp_001,           # seed 001: CLDP-SGD
+    shuffle_000,        # seed 000: P_SGD
+    baselines,          # central and local baselines on P_SGD's schedule
+    shuffle_000_gd,     # seed 000: P_GD
+    shuffle_000_agd,    # seed 000: P_AGD and its variants
+    sdp_004,            # seed 004, section 5: shuffle DP
+)
+
+ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for paper in PAPERS for e in paper.ENTRIES))

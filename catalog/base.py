@@ -1,0 +1,95 @@
+"""What every paper's resolvers share: the registry entry, the resolved parameters and the resolution error,
+the round cap, and the helpers several papers' resolvers use (integer rounding with clamping, the Moreau
+smoothing of a non-smooth loss, the AC-SA stage schedules of seed 004's App. E.1 and our single stage,
+Stich's step size of seed 004's Lemma D.5)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from algorithms import acsa
+
+MAX_ROUNDS = 2_000_000
+
+
+class ResolutionError(ValueError):
+    """A parameter cannot be resolved (e.g. the calibration asks for more rounds than we allow)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Resolved:
+    params: dict[str, float]          # everything the run and the theorems use (paper symbols)
+    provenance: dict[str, str]        # param -> where its value came from
+    overridden: frozenset[str]
+    run_kwargs: dict
+
+
+@dataclass(frozen=True)
+class AlgorithmEntry:
+    name: str
+    description: str
+    citation: str
+    privacy_theorem: str
+    overrides: tuple[str, ...]
+    variants: tuple[str, ...]
+    resolve: Callable[..., Resolved]
+    run: Callable
+    one_pass: Callable[[str], bool]   # whether a variant reads each record at most once
+    smoothing: str | None = None      # how a non-smooth loss is handled (None: smooth losses only)
+    threat_model: str = "isrl"        # the threat model its privacy theorem is about
+    single_pool: bool = False         # runs on one pool of n clients (data.N = 1)
+    auditable: bool = True            # engine/audit.py can simulate the worst-case neighbours of its mechanism
+
+
+def int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:
+    v = int(math.ceil(value - 1e-9))
+    if v < lo or v > hi:
+        prov[name] = f"{note}: {value:.4g} clamped to [{lo}, {hi}]"
+        v = min(max(v, lo), hi)
+    return v
+
+
+def moreau(c: Mapping[str, float], ov: Mapping[str, float], prov: dict, *, rule: Callable, cite: str) -> dict:
+    """A non-smooth loss runs on its beta_s-Moreau envelope (Lemma D.7): beta_s from the theorem's rule
+    (or an override); the envelope plus the ridge term is (beta_s + mu)-smooth."""
+    if "beta_s" in ov:
+        beta_s, prov["beta_s"] = float(ov["beta_s"]), "override"
+    else:
+        beta_s = rule(L=c["L"], D=c["D"], M=c["M"], n=int(c["n"]), d=int(c["d"]), eps0=c["eps0"],
+                      delta0=c["delta0"], mu=c["mu"])
+        prov["beta_s"] = f"Moreau smoothing parameter, {cite}"
+    prov["beta"] = "beta_s + mu: smoothness of the Moreau envelope plus the ridge term"
+    return {"beta_s": beta_s, "beta": beta_s + c["mu"]}
+
+
+def convex_single_stage(*, R: int, beta: float, lam: float, V2: float, D: float, prov: dict) -> tuple[acsa.Stage]:
+    v = max(2 * (beta + lam), math.sqrt(V2 * R * (R + 1) * (R + 2) / (3 * D**2)))
+    prov["schedule"] = ("OUR CHOICE, not the paper's: single-stage AC-SA steps of Ghadimi & Lan (2012, Cor. 1), "
+                        "alpha_r = 2/(r+1), eta_r = 4v/(r(r+1)), v = max{2(beta+lambda), sqrt(V^2 R(R+1)(R+2)/(3D^2))}; "
+                        "seed 004 gives no alpha_r, eta_r for the convex case (it cites Woodworth et al. 2020b, Lemma 4)")
+    return (acsa.Stage(R, v),)
+
+
+def multistage(*, R: int, beta: float, mu: float, V2: float, Delta: float) -> tuple[acsa.Stage, ...]:
+    """App. E.1 (L948-956): R_k = ceil(max{4 sqrt(2 beta/mu), 128 V^2/(3 mu Delta 2^-(k+1))}),
+    v_k = max{2 beta, [mu V^2 / (3 Delta 2^-(k-1) R_k (R_k+1)(R_k+2))]^{1/2}}, while sum R_k <= R."""
+    stages, left, k = [], R, 1
+    while left > 0:
+        Rk = math.ceil(max(4 * math.sqrt(2 * beta / mu), 128 * V2 / (3 * mu * Delta * 2.0 ** -(k + 1))))
+        Rk = min(Rk, left)
+        vk = max(2 * beta, math.sqrt(mu * V2 / (3 * Delta * 2.0 ** -(k - 1) * Rk * (Rk + 1) * (Rk + 2))))
+        stages.append(acsa.Stage(Rk, vk))
+        left -= Rk
+        k += 1
+    return tuple(stages)
+
+
+def stich_eta(*, mu: float, beta: float, r0: float, R: int, c: float) -> float:
+    """Lemma D.5 (Stich 2019; L593-603, instantiated L644-648 with a=mu, g=2 beta, T=R):
+    eta = min{1/g, ln(max{2, a^2 r0 T^2 / c}) / (a T)}."""
+    return min(1 / (2 * beta), math.log(max(2.0, mu**2 * r0 * R**2 / c)) / (mu * R))

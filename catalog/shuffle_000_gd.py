@@ -1,0 +1,85 @@
+"""Seed 000: P_GD (Algorithm 5) with Lemma B.6's schedule and, for a non-smooth loss, Thm 4.9's Moreau envelope."""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from algorithms import shuffle_gd, shuffle_sum
+from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved, moreau
+
+
+def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
+    """Algorithm 5 of seed 000 (P_GD) with Lemma B.6's schedule (L740): T = min{n, eps^2 n^2/(d log^2(nd/delta))},
+    eta = D/(L sqrt T), every round P_VEC on all n users at (eps/(2 sqrt(2T ln(1/delta))), delta/(T+1), Delta_2 = L);
+    a non-smooth loss runs on its Moreau envelope with Thm 4.9's beta (L744)."""
+    p = dict(c)
+    prov = {key: "problem constant" for key in c}
+    n_all, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
+    eps, delta = c["eps0"], c["delta0"]
+    groups = shuffle_gd.fkt_groups(n_all) if variant == "fkt" else 1
+    n = n_all // groups                                    # the users of one P_GD run (one group)
+    if variant == "fkt":
+        prov["groups"] = ("Lemma B.7 (L752-760): P_GD on disjoint user groups in turn, each from the previous output; "
+                          "OUR CHOICE (the seed defers the groups to Feldman et al. 2020): k = ceil(log2 log2 n) equal "
+                          "groups, the whole domain in each; T, eta and P_VEC below are one group's (n -> n/k)")
+    if not math.isfinite(c["beta"]):
+        p.update(moreau({**c, "n": n}, ov, prov, rule=_thm49_beta, cite="Thm 4.9 proof (L744): beta = (L/D) min("
+                                                                         "sqrt n, eps n/(sqrt(d) log^{3/2}(nd/delta)))"
+                                                                         + (", n of one group" if groups > 1 else "")))
+    if "T" in ov:
+        T, prov["T"] = int(ov["T"]), "override (the per-round eps, delta follow it)"
+    else:
+        T = shuffle_gd.rounds(n=n, d=d, eps=eps, delta=delta)
+        prov["T"] = ("Lemma B.6 proof (L740): T = min{n, eps^2 n^2/(d log^2(nd/delta))}, natural log, rounded down, "
+                     "at least 1 (OUR CHOICE: the paper leaves T real)")
+    if T > MAX_ROUNDS:
+        raise ResolutionError("algorithm.overrides.T", f"T = {T} rounds (> {MAX_ROUNDS})")
+    eps_r, delta_r = shuffle_gd.per_round(eps=eps, delta=delta, T=T)
+    prov["eps_round"] = "Algorithm 5 line 3 (L267): eps/(2 sqrt(2 T ln(1/delta))) per P_VEC call"
+    if "eps_round" in ov:
+        eps_r = float(ov["eps_round"])
+        prov["eps_round"] = ("override: P_VEC calibrated at this per-round eps, NOT the paper's (the run is then not "
+                             "(eps, delta)-private as claimed; for testing the optimisation bounds)")
+    prov["delta_round"] = "Algorithm 5 line 3 (L267): delta/(T+1) per P_VEC call"
+    if "eta" in ov:
+        eta, prov["eta"] = float(ov["eta"]), "override"
+    else:
+        eta, prov["eta"] = shuffle_gd.step(D=D, L=L, T=T), "Lemma B.6 proof (L740): eta = D/(L sqrt T)"
+    pv = shuffle_sum.thm32(n=n, d=d, eps=eps_r, delta=delta_r, Delta2=L)
+    prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps_round, delta_round, Delta_2 = L) on all n users: "
+                                               "Thm 3.2's proof (L477, L490)")
+    mse = shuffle_sum.pvec_mse_bound(n, d, pv)
+    sigma2 = mse / n**2
+    prov["sigma2"] = ("Lemma B.4's sigma^2 (L712): P_VEC's explicit MSE bound d (2L/g)^2 (n/4 + n b_binom p) "
+                      "(Lemma A.2's proof, L412) / n^2")
+    prov["update_sign"] = ("CORRECTION: Algorithm 5 line 4 (L269) prints theta_t + eta gbar_t (ascent); we descend, "
+                           "theta_t - eta gbar_t, as Lemma B.4 needs (note 000 sections 2.7, 6.3)")
+    prov["output_first_index"] = ("CORRECTION: the loop (L262-263) queries theta_1..theta_T but only theta_0 is "
+                                  "initialised while the output (L273) averages theta_0..theta_{T-1}; we query "
+                                  "theta_0..theta_{T-1} and output their average (the points whose gradients Lemma "
+                                  "B.4 sums)")
+    prov["R"] = "k T: every group's T rounds, in turn" if groups > 1 else "= T"
+    p.update(groups=groups, fkt_reduction=float(variant == "fkt"), T=T, R=groups * T, K=n, eta=eta, eps_round=eps_r, delta_round=delta_r, g=pv.one_d.g, b_binom=pv.one_d.b,
+             p=pv.one_d.p, eps_hat=pv.eps_hat, sigma2=sigma2, LG2=L**2 + sigma2, update_sign=-1.0,
+             output_first_index=0.0,
+             thm49_parameters=float(not {"T", "eta", "beta_s", "eps_round"} & set(ov)))
+    run_kwargs = dict(T=T, eta=eta, L=L, radius=D / 2, pvec=pv, call_eps=eps_r, call_delta=delta_r, groups=groups)
+    return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
+def _thm49_beta(*, L: float, D: float, n: int, d: int, eps0: float, delta0: float, **_: Any) -> float:
+    """Thm 4.9's Moreau parameter (L744): beta = (L/D) min(sqrt n, eps n/(sqrt(d) log^{3/2}(nd/delta)))."""
+    return L / D * min(math.sqrt(n), eps0 * n / (math.sqrt(d) * math.log(n * d / delta0) ** 1.5))
+
+
+ENTRIES: tuple[AlgorithmEntry, ...] = (
+    AlgorithmEntry(
+        name="shuffle_gd", description="P_GD: fully interactive shuffle-private gradient descent, every user's gradient "
+                                       "summed by P_VEC in every round",
+        citation="seed 000, Algorithm 5 (L258-273), Lemma B.6 (L724-740), Thm 4.9 (L275-283, L744-748)",
+        privacy_theorem="shuffle.p_gd.privacy", overrides=("T", "eta", "beta_s", "eps_round"),
+        variants=("standard", "fkt"),
+        resolve=resolve_shuffle_gd, run=shuffle_gd.run, one_pass=lambda variant: False,
+        smoothing="Moreau envelope with Thm 4.9's beta (Lemma 4.6)", threat_model="shuffle", single_pool=True,
+        auditable=False),
+)

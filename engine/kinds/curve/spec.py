@@ -1,0 +1,122 @@
+"""Privacy-curve specs: an accountant's epsilon as a function of one parameter (rounds T, population n,
+sample k, eps0), with no learning run. ``kind: privacy_curve`` at the top of a YAML spec selects this model;
+errors are one line naming the file and the field, as for learning specs (engine/spec.py)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from algorithms.registry import choice_message
+from engine.specbase import Problem, Strict, Verdict, parse_model
+from verifiers.accountants.shuffle_baselines import BASELINES
+from verifiers.checks.curves import CURVE_CHECKS, OWN_CURVES
+
+CURVE_MECHANISMS = ("subsampled-shuffle",)
+CURVE_FIELDS = {"subsampled-shuffle": ("T", "n", "k", "eps0")}
+
+
+class CurveParams(Strict):
+    k: int = Field(ge=1, le=10**8, description="clients sampled per round")
+    n: int = Field(ge=1, le=10**9, description="clients")
+    eps0: float = Field(gt=0, le=20, description="the local randomizer's LDP epsilon")
+    T: int = Field(1, ge=1, le=10**7, description="rounds")
+    delta: float = Field(gt=0, lt=1, description="delta of the (epsilon, delta) guarantee")
+
+
+class CurveSweep(Strict):
+    field: Literal["T", "n", "k", "eps0"]
+    values: list[float] = Field(min_length=2)
+
+
+class Baseline(Strict):
+    name: Literal["rdp_shuffle", "fmt_kov"] = Field(description="; ".join(f"{k}: {v}" for k, v in BASELINES.items()))
+    convention: Literal["as_stated", "authors_script"] = Field(
+        "as_stated", description="as_stated: the sources' theorems; authors_script: what seed 001's authors' Figure 2 "
+                                 "notebook computes (verifiers/shuffle_baselines.py)")
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.convention}"
+
+
+class CurveCheck(Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: str
+    curve: str | None = Field(None, description="ratio_claim: the baseline curve (name:convention) divided by Thm 1")
+    at: float | None = Field(None, description="ratio_claim: the swept value the paper states the ratio at")
+    ratio: float | None = Field(None, gt=0, description="ratio_claim: the paper's ratio")
+    tol: float = Field(0.15, gt=0, lt=1, description="ratio_claim: relative tolerance (the paper reads it off a figure)")
+    order: list[str] = Field(default_factory=list,
+                             description="curves_ordered: curves from smallest to largest epsilon (thm1, thm2 or "
+                                         "name:convention of a baseline)")
+    min_value: float | None = Field(None, description="curves_ordered: only at swept values >= this")
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        CURVE_CHECKS.get(v)
+        return v
+
+
+class PaperValue(Strict):
+    epsilon: float = Field(gt=0)
+    what: str = Field(description="what the paper says it is (shown next to our numbers, no verdict)")
+    at: float | None = Field(None, description="the swept value the paper reports at, when it says")
+
+
+class CurveSpec(Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: Literal["privacy_curve"]
+    description: str
+    mechanism: Literal["subsampled-shuffle"]
+    params: CurveParams
+    sweep: CurveSweep
+    checks: list[CurveCheck] = Field(min_length=1)
+    paper: list[PaperValue] = Field(default_factory=list)
+    baselines: list[Baseline] = Field(default_factory=list, description="the paper's comparison curves")
+    expect: dict[str, Verdict] = Field(default_factory=dict)
+    expect_quick: dict[str, Verdict] = Field(default_factory=dict)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _rules(self) -> CurveSpec:
+        ids = [c.id for c in self.checks]
+        for key in self.expect:
+            if key not in ids:
+                raise Problem(f"expect.{key}", choice_message("expect key (a check id)", key, ids))
+        curves = list(OWN_CURVES) + [b.label for b in self.baselines]
+        if len(set(curves)) != len(curves):
+            raise Problem("baselines", f"a baseline is listed twice: {[b.label for b in self.baselines]}")
+        for i, c in enumerate(self.checks):
+            for name in ([c.curve] if c.curve else []) + c.order:
+                if name not in curves:
+                    raise Problem(f"checks.{i}", choice_message("curve", name, curves))
+            if c.kind == "ratio_claim" and (c.curve is None or c.at is None or c.ratio is None):
+                raise Problem(f"checks.{i}", "a ratio_claim check needs curve, at and ratio")
+            if c.kind == "ratio_claim" and c.at not in self.sweep.values:
+                raise Problem(f"checks.{i}.at", f"{c.at} is not one of the sweep values")
+            if c.kind == "curves_ordered" and len(c.order) < 2:
+                raise Problem(f"checks.{i}.order", "a curves_ordered check needs at least two curves")
+        if self.paper and self.sweep.field != "T" and any(pv.at is None for pv in self.paper):
+            raise Problem("paper", "a paper value without 'at' needs a sweep over T (ours is solved for T)")
+        for v in self.sweep.values:
+            point = self.params.model_dump() | {self.sweep.field: v}
+            if self.sweep.field in ("T", "n", "k") and v != int(v):
+                raise Problem("sweep.values", f"{v} for {self.sweep.field} must be a whole number")
+            if not 1 <= point["k"] <= point["n"]:
+                raise Problem("sweep.values", f"at {self.sweep.field} = {v}: need 1 <= k <= n "
+                                              f"(k = {point['k']}, n = {point['n']})")
+            if point["eps0"] <= 0:
+                raise Problem("sweep.values", f"eps0 = {v} must be > 0")
+        return self
+
+    def point(self, value: float) -> dict:
+        p = self.params.model_dump() | {self.sweep.field: value}
+        for f in ("T", "n", "k"):
+            p[f] = int(p[f])
+        return p
+
+
+def parse_curve(raw: dict, file: str) -> CurveSpec:
+    return parse_model(CurveSpec, raw, file)

@@ -1,0 +1,21 @@
+"""The learning kind: a spec (engine/spec.py) whose algorithm is run on data, trial by trial, with its checks
+(engine/runner.py), and its report (``report.py``)."""
+from __future__ import annotations
+
+from engine import runner
+from engine import spec as model
+from engine.kinds.base import RunOptions, SpecKind
+from engine.kinds.learning.report import report
+
+
+def _run(spec: model.Spec, o: RunOptions) -> dict:
+    return runner.run_spec(spec, trials=o.trials, seed=o.seed, quick=o.quick, progress=o.progress, store=o.store,
+                           executor=o.executor)
+
+
+def _headline(spec: model.Spec, results: dict) -> str:
+    return f"{len(results['points'])} point(s) x {results['trials']} trials"
+
+
+KIND = SpecKind(name="learning", summary="an algorithm run on data, trial by trial, against its theorems (no kind: key)",
+                model=model.Spec, parse=model.parse, run=_run, markdown=report, headline=_headline, uses_store=True)

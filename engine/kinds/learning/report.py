@@ -1,0 +1,110 @@
+"""The report of a learning spec: the run, the checks with their rows, and the bound and rate plots."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import t as student_t
+
+from engine.markdown import ICON, check_heading, fmt, rows_table
+
+
+def markdown(r: dict, figures: dict[str, str]) -> str:
+    c = r["verdict_counts"]
+    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+             f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
+             f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
+             f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {r['spec']['threat_model']['epsilon']}, "
+             f"delta = {r['spec']['threat_model']['delta']}",
+             f"- Data: {r['data_mode']}",
+             f"- Trials per point: {r['trials']}{' (quick mode)' if r['quick'] else ''}; seed {r['seed']}",
+             f"- Sweep: {r['sweep']['field'] + ' = ' + ', '.join(fmt(p['value']) for p in r['points']) if r['sweep'] else 'none'}",
+             f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
+             f"in {r['seconds']:.1f} s" + (f" ({r['reused_trials']} trials reused from the result store)"
+                                             if r.get("reused_trials") else "")
+             + f" (Python {r['python']}; {', '.join(f'{k} {v}' for k, v in r['packages'].items())})",
+             "", "## Checks", "", "| id | kind | theorem | verdict | measured | bound | confidence |",
+             "|---|---|---|---|---|---|---|"]
+    for ch in r["checks"]:
+        lines.append(f"| {ch['id']} | {ch['kind']} | {ch['theorem'] or '-'} | **{ICON[ch['verdict']]}** | "
+                     f"{fmt(ch['measured'])} | {fmt(ch['bound'])} | {fmt(ch['confidence'])} |")
+    for ch in r["checks"]:
+        lines += check_heading(ch)
+        if ch.get("trials_needed"):
+            lines += ["", f"About {ch['trials_needed']} trials per point would decide it at this confidence."]
+        lines += rows_table(ch["rows"])
+        if ch["id"] in figures:
+            lines += ["", f"![{ch['id']}]({figures[ch['id']]})"]
+    lines += ["", "## Measurements", "",
+              "Mean over trials, its standard error and a two-sided 95% t interval (the checks use their own levels).", "",
+              "| point | measure | trials | mean | s.e. | 95% CI | shared error |", "|---|---|---|---|---|---|---|"]
+    for p in r["points"]:
+        for name, values in p["measurements"].items():
+            x = np.asarray(values, dtype=float)
+            se = float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else float("nan")
+            half = float(student_t.ppf(0.975, max(x.size - 1, 1))) * se
+            shared = ", ".join(f"{k} {v:.2g}" for k, v in p.get("systematic", {}).get(name, {}).items()) or "-"
+            lines.append(f"| {fmt(p['value'])} | {name} | {x.size} | {fmt(float(x.mean()))} | {fmt(se)} | "
+                         f"{fmt(float(x.mean()) - half)} .. {fmt(float(x.mean()) + half)} | {shared} |")
+    lines += ["", "## Resolved parameters", "", "Where each value came from (paper calibration, our choice, or override):", ""]
+    for p in r["points"]:
+        head = f"{r['sweep']['field']} = {fmt(p['value'])}" if r["sweep"] else "the single point"
+        lines += [f"**{head}** ({p['seconds']:.2f} s, records {'materialised' if p['materialised'] else 'streamed'})", "",
+                  "| parameter | value | source |", "|---|---|---|"]
+        lines += [f"| {k} | {fmt(v)} | {p['provenance'].get(k, '')} |" for k, v in p["params"].items()]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _plots(r: dict, out_dir: Path) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures = {}
+    for ch in r["checks"]:
+        rows = ch["rows"]
+        if ch["kind"] not in ("rate", "bound") or len(rows) < 2:
+            continue
+        x = np.array([row["point"] for row in rows], dtype=float)
+        mean = np.array([row["mean"] for row in rows])
+        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        if ch["kind"] == "rate":
+            se = np.array([row["se"] for row in rows])
+            ax.errorbar(x, mean, yerr=1.96 * se, fmt="o", label="measured mean (95% CI)")
+            extra = ch.get("extra", {})
+            if "slope" in extra:
+                ax.plot(x, np.exp(extra["intercept"]) * x ** extra["slope"], "-", label=f"fit: slope {extra['slope']:.2f}")
+            a = extra.get("exponent")
+            if a is not None:
+                ax.plot(x, mean[0] * (x / x[0]) ** a, "--", label=f"theorem: slope {a:.2f}")
+            local = extra.get("local_exponent")
+            if local is not None and a is not None and abs(local - a) > 1e-6:
+                term = np.array([row["term"] for row in rows])
+                ax.plot(x, mean[0] * term / term[0], ":", label=f"theorem's term (log factors): slope {local:.2f}")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        else:
+            ax.errorbar(x, mean, yerr=[mean - np.array([row["lcl"] for row in rows]),
+                                       np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (CI)")
+            ax.plot(x, [row["bound"] for row in rows], "r--", label="explicit bound")
+            if any(row.get("sup_risk") is not None for row in rows):
+                ax.plot(x, [row.get("sup_risk") or np.nan for row in rows], "k:", label="sup_W F - F* (ceiling)")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+        ax.set_xlabel(r["sweep"]["field"] if r["sweep"] else "point")
+        ax.set_ylabel(ch["theorem"] or ch["kind"])
+        ax.set_title(f"{ch['id']}: {ch['verdict']}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        name = f"{r['name']}_{ch['id']}.png"
+        fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
+        plt.close(fig)
+        figures[ch["id"]] = name
+    return figures
+
+
+def report(r: dict, out_dir: Path) -> str:
+    return markdown(r, _plots(r, out_dir))

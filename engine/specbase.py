@@ -1,0 +1,129 @@
+"""What every spec kind shares: the strict pydantic base, the one-line SpecError (file, field path, value, what is
+allowed), cross-field Problems, check-id rules, the YAML reader and pydantic-error formatting. The kinds
+(engine/kinds/) import it; it imports none of them."""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from algorithms.registry import choice_message
+
+Verdict = Literal["pass", "fail", "inconclusive", "inapplicable"]
+RESULTS_SCHEMA = 2      # version of the results JSON; `report` reads 1 and 2 (engine/kinds/__init__.py upgrade_results)
+
+
+class SpecError(Exception):
+    """One line: file, field path, value, what is allowed."""
+
+    def __init__(self, file: str, path: str, message: str):
+        super().__init__(f"{file}: {path}: {message}" if path else f"{file}: {message}")
+        self.parts = (file, path, message)
+
+    def __reduce__(self):            # survives the trip back from a worker process
+        return (SpecError, self.parts)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
+
+
+class Problem(ValueError):
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+
+
+def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:
+    """The checks' ids, distinct, and every expect / expect_quick key one of them (raises Problem)."""
+    ids = [c.id for c in checks]
+    if len(set(ids)) != len(ids):
+        raise Problem("checks", f"duplicate check ids in {ids}")
+    for field_name, table in (("expect", expect), ("expect_quick", expect_quick)):
+        for key in table:
+            if key not in ids:
+                raise Problem(f"{field_name}.{key}", choice_message(f"{field_name} key (a check id)", key, ids))
+    return ids
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The YAML document at ``path`` (safe loader), or a one-line SpecError."""
+    p = Path(path)
+    try:
+        return yaml.safe_load(p.read_text())
+    except FileNotFoundError:
+        raise SpecError(str(p), "", "no such file") from None
+    except OSError as e:
+        raise SpecError(str(p), "", f"cannot be read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise SpecError(str(p), "", "is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "?"
+        raise SpecError(str(p), "", f"not valid YAML ({where}): {getattr(e, 'problem', e)}") from None
+
+
+Unions = dict[str, dict[str, type[BaseModel]]]     # a field holding a tagged union -> its models by tag
+
+
+def format_error(err: Any, model: type[BaseModel], unions: Unions | None = None) -> tuple[str, str]:
+    """(field path, message) for one pydantic error; ``unions`` names fields whose value is a union tagged by
+    ``kind`` (pydantic puts the tag into the error's location; it is not a field)."""
+    unions = unions or {}
+    loc = [str(x) for x in err["loc"]]
+    tagged = loc
+    union = unions.get(loc[0], {}) if loc else {}
+    if len(loc) > 1 and loc[1] in union:
+        loc = loc[:1] + loc[2:]
+    path = ".".join(loc)
+    msg = err["msg"].removeprefix("Value error, ")
+    field = next(iter(unions), "data")
+    union = union or unions.get(field, {})
+    if err["type"] == "union_tag_not_found":
+        return f"{field}.kind", f"required field is missing; allowed: {', '.join(union)}"
+    if err["type"] == "union_tag_invalid":
+        return f"{field}.kind", choice_message(f"{field} kind", err.get("input", {}).get("kind") if isinstance(
+            err.get("input"), dict) else err.get("input"), list(union))
+    if err["type"] == "extra_forbidden":
+        allowed = (sorted(union[tagged[1]].model_fields) if tagged[:1] == [field] and len(tagged) == 3
+                   and tagged[1] in union else _fields_at(model, loc[:-1]))
+        hint = difflib.get_close_matches(loc[-1], allowed, n=1)
+        did = f" (did you mean {hint[0]!r}?)" if hint else ""
+        return path, f"unknown key{did}; allowed keys: {', '.join(allowed)}"
+    if err["type"] == "missing":
+        return path, "required field is missing"
+    value = err.get("input")
+    shown = "" if isinstance(value, (dict, list)) else f" = {value!r}"
+    return path, f"value{shown}: {msg}"
+
+
+def _fields_at(model: type[BaseModel], loc: list[str]) -> list[str]:
+    cur: Any = model
+    for part in loc:
+        field = getattr(cur, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = [a for a in getattr(ann, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel)]
+        cur = args[0] if args else ann
+    return sorted(getattr(cur, "model_fields", {}))
+
+
+def parse_model(model: type[BaseModel], raw: dict, file: str, unions: Unions | None = None):
+    """Validate ``raw`` as ``model``; errors as one-line SpecErrors (a cross-field Problem raised inside a
+    validator keeps its own field path)."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        errors = e.errors()
+        first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
+        if isinstance(first.get("ctx", {}).get("error"), Problem):
+            prob = first["ctx"]["error"]
+            raise SpecError(file, prob.path, str(prob)) from None
+        path, msg = format_error(first, model, unions)
+        raise SpecError(file, path, msg) from None
+
+

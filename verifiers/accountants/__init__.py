@@ -1,0 +1,52 @@
+"""Accounting for the privacy events an algorithm ran: one accountant per event type (``ACCOUNTANTS``, keyed by the
+event's class; a new event kind's accountant is one module and one line below).
+
+- Gaussian releases (ISRL silos, the central curator, local users): dp-accounting's PLD and RDP accountants
+  (``gaussian.py``).
+- P_VEC's binomial counts (seed 000's shuffle sums): exact PLDs of the canary pairs, bucketed for huge binomials
+  (``shuffle_sum.py``, ``binomial_privacy.py``, ``binomial_bucketed.py``).
+- A shuffled LDP release (seed 001's subsampled shuffle mechanism, CLDP-SGD) has no library accountant: its
+  epsilon is seed 001's Thm 1 composed over the rounds and converted by Lemma 1 (``subsampled_shuffle.py``), which
+  is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is reported next to it.
+- Seed 004's shuffled Gaussian reports: the chain of published bounds of ``shuffled_gaussian.py``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from verifiers.accountants import gaussian, pvec, shuffled_gaussian, subsampled_shuffle
+from verifiers.accountants.base import Accountant
+
+ACCOUNTANTS: dict[type, Accountant] = {a.event: a for a in (
+    gaussian.ACCOUNTANT,
+    pvec.ACCOUNTANT,
+    subsampled_shuffle.ACCOUNTANT,
+    shuffled_gaussian.ACCOUNTANT,
+)}
+
+
+def accountant_for(event: Any) -> Accountant:
+    try:
+        return ACCOUNTANTS[type(event)]
+    except KeyError:
+        raise ValueError(f"no accountant for a privacy event of kind {getattr(event, 'kind', type(event).__name__)!r}; "
+                         f"accountants exist for: {', '.join(sorted(getattr(t, 'kind', t.__name__) for t in ACCOUNTANTS))}"
+                         ) from None
+
+
+def epsilon(events: tuple, *, L: float, delta: float) -> tuple[float, str]:
+    """epsilon at delta for what the events released together (one silo's whole transcript under ISRL, the server's
+    view under shuffle DP, ...); returns (epsilon, accountant used). Events of one kind compose where their
+    accountant composes them; mixed kinds have no accountant yet, and the error names them."""
+    kinds = sorted({e.kind for e in events})
+    if len(kinds) != 1:
+        raise ValueError(f"no accountant composes privacy events of kinds {', '.join(kinds)}")
+    acc = accountant_for(events[0])
+    if len(events) > 1 and not acc.composes:
+        raise ValueError(f"a {kinds[0]} release is accounted on its own (one event per run)")
+    return acc.epsilon(tuple(events), L, delta)
+
+
+def describe(event: Any, L: float, delta: float) -> dict:
+    """What the report shows about an event next to its epsilon."""
+    return accountant_for(event).describe(event, L, delta)

@@ -1,0 +1,140 @@
+"""What every check kind shares: the sweep points it judges (``Point``), its options (``CheckSpec``), the run's
+context, its result (``CheckResult``, data, never printed) and ``CheckKind``, the registry entry through which a
+kind owns its default confidence, whether it judges the algorithm's privacy theorem, and its applicability rules.
+A verdict is one of pass / fail / inconclusive / inapplicable, from a test at a stated confidence; nothing passes
+by default."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from algorithms.events import Event
+from verifiers.theorems.base import Theorem
+
+VERDICTS = ("pass", "fail", "inconclusive", "inapplicable")
+RISK_MEASURES = ("excess_risk", "empirical_excess_risk")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One sweep point as run and measured."""
+
+    value: float | None
+    params: Mapping[str, float]
+    overridden: frozenset[str]
+    measurements: Mapping[str, np.ndarray]
+    events: tuple[Event, ...]
+    noise_sq_sum: float
+    noise_coords: int
+    # errors shared by every trial of the point, per measure: 'mc_se' (the standard error of the Monte
+    # Carlo population risk) and 'solver_gap' (the certified error of the non-private optimum)
+    systematic: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/audit.py)
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    id: str
+    kind: str
+    theorem: str | None = None
+    variable: str | None = None
+    term: str | None = None
+    tol: float = 0.1
+    confidence: float = 0.95
+    min_rounds: int = 20
+    audit_trials: int = 100_000
+    saturation: str = "bound"
+
+
+@dataclass(frozen=True)
+class Context:
+    algorithm: str                  # e.g. 'noisy_mbsgd', 'accelerated_mbsgd'
+    sweep_symbol: str | None        # the theorem symbol the sweep varies, if any
+    privacy_theorem: Theorem
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    kind: str
+    theorem: str | None
+    citation: str
+    verdict: str
+    measured: float | None
+    bound: float | None
+    confidence: float
+    summary: str
+    rows: tuple[Mapping[str, Any], ...] = ()
+    trials_needed: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **kw) -> CheckResult:
+    return CheckResult(id=check.id, kind=check.kind, theorem=None if thm is None else thm.name,
+                       citation="" if thm is None else f"{thm.citation} [inventory: {thm.inventory}]",
+                       verdict=verdict, confidence=kw.pop("confidence", check.confidence), summary=summary,
+                       measured=kw.pop("measured", None), bound=kw.pop("bound", None), **kw)
+
+
+
+CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a check kind's rules may ask of the spec it sits in (the engine builds it from the spec)."""
+
+    threat_model: str
+    algorithm: str
+    auditable: bool                      # the engine can simulate the algorithm's mechanism for an audit
+    privacy_measures: str                # what the algorithm's privacy theorem measures ('sigma', 'epsilon', ...)
+    sweep_symbol: str | None             # the theorem symbol the spec sweeps, if any
+    measurable: frozenset[str]           # the quantities the engine can measure for this spec
+
+
+class Misfit(ValueError):
+    """A check does not fit its spec: ``field`` is the check's field at fault ('kind', 'theorem', 'variable',
+    'term'); the engine turns it into a one-line spec error at checks.<i>.<field>."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+def no_rules(check: Any, thm: Theorem, facts: Facts) -> None:
+    """A kind with no rules about its theorem beyond the generic ones."""
+
+
+def fits_any(facts: Facts) -> None:
+    """A kind that fits every spec."""
+
+
+def measurable_theorem(check: Any, thm: Theorem, facts: Facts) -> None:
+    """The theorem's quantity must be measurable in this spec."""
+    if thm.measures not in facts.measurable:
+        raise Misfit("theorem", f"{thm.name} is about {thm.measures}, which cannot be measured here: "
+                                f"{UNMEASURABLE.get(thm.measures, thm.measures)}")
+
+
+UNMEASURABLE = {"excess_risk": "population risk needs a synthetic data set in mode sco",
+                "empirical_excess_risk": "the per-trial optimum has a closed form only for the squared loss; "
+                                         "use data.mode: erm (one data set per point)",
+                "grad_variance": "needs the exact population gradient (sphere_linear, mode sco) and fresh one-pass "
+                                 "batches"}
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    """A check kind as the registry holds it. ``evaluate`` decides. At validation, before anything runs, ``fits``
+    raises Misfit where the kind does not fit the spec at all, and ``rules`` where its theorem does not fit it;
+    ``confidence`` is the default level of its test; ``privacy``: with no theorem named, it judges the algorithm's
+    privacy theorem."""
+
+    name: str
+    evaluate: CheckFn
+    fits: Callable[[Facts], None] = fits_any
+    rules: Callable[[Any, Theorem, Facts], None] = no_rules
+    confidence: float = 0.95
+    privacy: bool = False

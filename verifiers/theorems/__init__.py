@@ -1,0 +1,10 @@
+"""The theorem registry: spec names -> Theorem objects. One module per paper part, each listing its theorems in
+``THEOREMS``; a new module is one file and one entry in ``MODULES``."""
+from __future__ import annotations
+
+from algorithms.registry import Registry
+from verifiers.theorems import cldp_001, isrl_004, sdp_004, shuffle_000, shuffle_000_agd, shuffle_000_gd, threat_models
+from verifiers.theorems.base import Theorem
+
+MODULES = (isrl_004, cldp_001, shuffle_000, threat_models, shuffle_000_agd, sdp_004, shuffle_000_gd)
+THEOREMS: Registry[Theorem] = Registry.of("theorem", ((t.name, t) for m in MODULES for t in m.THEOREMS))

@@ -1,0 +1,79 @@
+"""The local-model baseline's theorems, and the rates the seeds quote for each threat model (the rows an
+``ordering`` check compares). Lnnn = line of the seed named next to it; seed 000 is
+../shared/seeds/000_2468e2e5d70af056.txt, seed 004 is ../shared/seeds/004_66f3b713b54f102e.txt.
+
+The quoted rates are Theta(.) statements with hidden constants and omitted logs; in the paper's symbols, N silos
+of n records each (a run on one pool of users has N = 1 and n users). Seed 004 L164: "for F_{L,D}, the LDP rate is
+Theta(LD min{1, sqrt(d)/(eps0 sqrt(N))}) (Duchi et al., 2013), and the CDP rate is Theta(phi^2/sqrt(Nn) + LD min{1,
+sqrt(d)/(eps0 n N)}) (Bassily et al., 2019)"; its Fig. 3 (table L108-118, caption L120: M = N, logs omitted) has
+ISRL-DP i.i.d. convex 1/sqrt(nN) + sqrt(d)/(eps0 n sqrt(N)) (Thm 2.1, L109, tight by Thm 2.2) and SDP i.i.d.
+convex 1/sqrt(nN) + sqrt(d)/(eps n N) (Thm 5.1, L115, tight by Bassily et al.'s central lower bound). Seed 000
+L15 quotes the same central and local privacy terms with n users. These are the threat models' minimax rates; a
+run's algorithm need not attain them at feasible sizes (the comparison report says which algorithm ran).
+Inventory: the cited optimal central and local rates are not inventoried rows (inventory.md L70, "cited
+central/local optimal rates in Sec. 1"); Thm 2.1 and Thm 5.1 are rows 004 Thm 2.1/D.1/D.2 and 004 Thm 5.1/G.1.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import sympy as sp
+
+from verifiers.theorems.base import Condition, D, K, L, N, Theorem, d, delta0, eps0, n, sigma
+from verifiers.theorems.shuffle_000 import LEMMA42
+
+SEED000 = "seed 000 (Cheu, Joseph, Mao & Peng)"
+SEED004 = "seed 004 (Lowy & Razaviyayn)"
+
+EPS1 = Condition("eps < 1 (Lemma C.5, seed 000 L861)", lambda p: p["eps0"] < 1)
+
+# every user's message g_u + N(0, sigma^2 I): one message's l_2-sensitivity is 2L (two gradients of norm <= L),
+# so Lemma C.5's Gaussian mechanism (sigma^2 = 2 Delta^2 log(2/delta)/eps^2, L861-869) gives sigma^2 = 8 L^2 log(2/delta)
+# / eps^2 -- the same local Gaussian randomizer seed 004 uses in Thm 5.1's proof (L1172: 8 L^2 ln(2/delta0)/eps0^2)
+LOCAL_PRIVACY = Theorem(
+    name="local.sgd.privacy", citation=f"{SEED000}, Lemma C.5 (L861-869) at one message's sensitivity 2L",
+    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
+    terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / eps0**2)}, algorithms=("local_sgd",),
+    loss_class="convex", threat_model="local", needs_smooth=False, conditions=(EPS1,),
+    note="Each user's one message is (eps, delta)-DP in its record: local DP (each user speaks once).")
+
+# the server averages b messages: E||gbar||^2 <= L^2 + d sigma^2 / b (Def. B.1's L_G^2, L560) for Lemma 4.2
+LOCAL_LEMMA42 = dataclasses.replace(
+    LEMMA42, name="local.lemma4_2", algorithms=("local_sgd",), threat_model="local",
+    terms={"optimisation": LEMMA42.terms["optimisation"], "noise": sp.Symbol("eta", positive=True) *
+           (L**2 + d * sigma**2 / K) / 2},
+    note="Lemma 4.2 with L_G^2 = L^2 + d sigma^2/b (the clipped mean gradient plus the mean of b users' own noise).")
+
+_cited = "cited optimal rate, not inventoried (inventory.md L70)"
+
+LOCAL_RATE = Theorem(
+    name="local.ldp_rate", citation=f"{SEED004} L164 (Duchi et al., 2013); {SEED000} L15 (Duchi et al., 2018)",
+    inventory=_cited, kind="order", measures="excess_risk",
+    terms={"privacy": L * D * sp.sqrt(d) / (eps0 * sp.sqrt(n * N))}, algorithms=("local_sgd",), loss_class="convex",
+    threat_model="local", needs_smooth=False,
+    note="Theta(LD min{1, sqrt(d)/(eps sqrt(users))}) for sequentially interactive LDP protocols; the min{1, .} "
+         "is the trivial level L D (an ordering check caps every rate there).")
+
+CENTRAL_RATE = Theorem(
+    name="central.cdp_rate", citation=f"{SEED004} L164 (Bassily et al., 2019); {SEED000} L15",
+    inventory=_cited, kind="order", measures="excess_risk",
+    terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * N)},
+    algorithms=("central_sgd",), loss_class="convex", threat_model="central", needs_smooth=False,
+    note="Theta(phi D/sqrt(Nn) + LD min{1, sqrt(d)/(eps n N)}) (phi <= L; seed 004 prints phi^2, read as phi D).")
+
+ISRL_RATE = Theorem(
+    name="isrl.fig3_rate", citation=f"{SEED004} Fig. 3 (L109, L120), Thm 2.1 (L132-140)", inventory="004 Thm 2.1/D.1/D.2",
+    kind="order", measures="excess_risk",
+    terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * sp.sqrt(N))},
+    algorithms=("noisy_mbsgd", "accelerated_mbsgd"), loss_class="convex", threat_model="isrl", needs_smooth=False,
+    note="Fig. 3's ISRL-DP i.i.d. convex row (M = N, logs omitted); Thm 2.1 itself is isrl.thm2_1.convex.")
+
+SDP_RATE = Theorem(
+    name="shuffle.fig3_sdp_rate", citation=f"{SEED004} Fig. 3 (L115, L120), Thm 5.1 (L240-246)",
+    inventory="004 Thm 5.1/G.1", kind="order", measures="excess_risk",
+    terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * N)},
+    algorithms=("shuffled_mbsgd", "sdp_accelerated_mbsgd"), loss_class="convex", threat_model="shuffle",
+    needs_smooth=False,
+    note="Fig. 3's SDP i.i.d. convex row (M = N, logs omitted): the central rate, without a trusted server.")
+
+THEOREMS = (LOCAL_PRIVACY, LOCAL_LEMMA42, LOCAL_RATE, CENTRAL_RATE, ISRL_RATE, SDP_RATE)

@@ -1,5 +1,8 @@
 """What an algorithm reports about the privacy-relevant work it actually ran. Each event kind has a ``kind``
-tag, so stored events (plain dicts) come back as the right class (``from_dict``)."""
+tag, so stored events (plain dicts) come back as the right class (``from_dict``). Events form a tree: a
+``ComposedEvent`` of sub-events released together, a ``SelfComposedEvent`` of one event run ``count`` times
+(as dp-accounting's ComposedDpEvent and SelfComposedDpEvent); the accountants walk it and name the node they
+cannot handle (verifiers/accountants)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -83,20 +86,61 @@ class ShuffledGaussianRelease:
     sampling: str = "one_record_per_silo"
 
 
-Event = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease | ShuffledGaussianRelease
+Leaf = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease | ShuffledGaussianRelease
+
+
+@dataclass(frozen=True)
+class ComposedEvent:
+    """Sub-events released together on the same data (sequential composition), e.g. a method's private and public
+    epochs."""
+
+    kind: ClassVar[str] = "composed"
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class SelfComposedEvent:
+    """One event run ``count`` times with fresh randomness on the same data."""
+
+    kind: ClassVar[str] = "self_composed"
+    event: Event
+    count: int
+
+
+Event = Leaf | ComposedEvent | SelfComposedEvent
 EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease,
                                 "shuffle_sum": ShuffleSumRelease,
                                 "shuffled_gaussian": ShuffledGaussianRelease}
+NODE_KINDS: dict[str, type] = {"composed": ComposedEvent, "self_composed": SelfComposedEvent}
 
 
 def to_dict(event: Event) -> dict:
+    if isinstance(event, ComposedEvent):
+        return {"kind": event.kind, "events": [to_dict(e) for e in event.events]}
+    if isinstance(event, SelfComposedEvent):
+        return {"kind": event.kind, "event": to_dict(event.event), "count": event.count}
     return {"kind": event.kind} | asdict(event)
 
 
 def from_dict(d: dict) -> Event:
     """A stored event back as its class (events stored before the tag existed are Gaussian)."""
-    fields = {k: v for k, v in d.items() if k != "kind"}
     kind = d.get("kind", "gaussian")
+    if kind == "composed":
+        return ComposedEvent(tuple(from_dict(e) for e in d["events"]))
+    if kind == "self_composed":
+        return SelfComposedEvent(from_dict(d["event"]), int(d["count"]))
+    fields = {k: v for k, v in d.items() if k != "kind"}
     if kind not in EVENT_KINDS:
-        raise ValueError(f"unknown privacy event kind {kind!r}; known: {', '.join(EVENT_KINDS)}")
+        raise ValueError(f"unknown privacy event kind {kind!r}; known: {', '.join([*EVENT_KINDS, *NODE_KINDS])}")
     return EVENT_KINDS[kind](**fields)
+
+
+def leaves(event: Event, count: int = 1) -> list[tuple[Leaf, int]]:
+    """The tree's leaf events, each with how many times it ran (the product of the counts above it)."""
+    if isinstance(event, ComposedEvent):
+        return [leaf for e in event.events for leaf in leaves(e, count)]
+    if isinstance(event, SelfComposedEvent):
+        if event.count < 1:
+            raise ValueError(f"a self-composed event runs at least once (count = {event.count})")
+        return leaves(event.event, count * event.count)
+    return [(event, count)]

@@ -20,7 +20,7 @@ import numpy as np
 
 from algorithms import acsa, mbsgd, sampling, shuffle_sum
 from algorithms.data import Records
-from algorithms.events import ShuffledGaussianRelease, ShuffleSumRelease
+from algorithms.events import GaussianRelease, ShuffledGaussianRelease, ShuffleSumRelease
 from algorithms.result import RunOutput, multiplicity_per_trial
 from algorithms.shuffle_sgd import clip_l2
 
@@ -34,6 +34,7 @@ def run_shuffled_mbsgd(records: Records, loss, *, R: int, sigma: float, eta: flo
     out = mbsgd.run(records, loss, R=R, K=1, sigma=sigma, eta=eta, radius=radius, M_range=M_range, rng=rng,
                     stich_mu=stich_mu, grad_F=grad_F)
     g = out.events[0]
+    assert isinstance(g, GaussianRelease)           # Algorithm 2's one release
     event = ShuffledGaussianRelease(sigma=sigma, silos_per_round=M_range[0], silos=records.N, pool_size=records.n,
                                     rounds=R, max_record_uses=g.max_record_uses)
     # every round ran (M_r = M): the accountant composes R rounds, each reading silo a's record b with prob. M/(N n)

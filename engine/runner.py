@@ -133,7 +133,9 @@ def run_unit(unit: Unit) -> dict:
             cols.setdefault(k, []).append(np.asarray(v))
     col = {k: np.concatenate(v) for k, v in cols.items()}
     meas = {k: v for k, v in col.items() if k not in ("noise_sq", "noise_coords", "silo_rounds", "record_uses")}
-    event = {k: v for k, v in ev_.to_dict(out.events[0]).items() if k not in ("rounds", "max_record_uses")}
+    # every event the run reported, as one tree; a single release's counts are the trials' largest (assemble_point)
+    root = out.events[0] if len(out.events) == 1 else ev_.ComposedEvent(tuple(out.events))
+    event = {k: v for k, v in ev_.to_dict(root).items() if k not in ("rounds", "max_record_uses")}
     seconds = time.perf_counter() - t0
     # the problem says where its constants come from; the resolver, where the algorithm's parameters do
     provenance = prob.provenance | {k: v for k, v in res.provenance.items() if v != "problem constant"}
@@ -175,8 +177,9 @@ def assemble_point(value: float | None, info: dict, trials: list[dict]) -> dict:
         se = np.array([t["m"]["excess_risk_se"] for t in trials])
         if se.any():
             systematic.setdefault("excess_risk", {})["mc_se"] = float(se.mean())
-    event = dict(info["event"], rounds=max(t["silo_rounds"] for t in trials),
-                 max_record_uses=max(t["record_uses"] for t in trials))
+    event = dict(info["event"])
+    if event.get("kind", "gaussian") not in ev_.NODE_KINDS:      # a tree states its own counts
+        event |= {"rounds": max(t["silo_rounds"] for t in trials), "max_record_uses": max(t["record_uses"] for t in trials)}
     return {"value": value, "params": info["params"], "provenance": info["provenance"],
             "overridden": info["overridden"], "events": [event],
             "noise_sq_sum": float(np.sum(np.array([t["noise_sq"] for t in trials]))),

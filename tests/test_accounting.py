@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
+import dp_accounting
 import pytest
+from dp_accounting.pld import pld_privacy_accountant
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
@@ -152,3 +154,45 @@ def test_one_pass_calibration_of_thm_3_1_is_private(eps0, delta0):
     assert eps <= eps0
     # and independently of the wrapper: the exact curve with sensitivity 2L/K
     assert analytic_epsilon((2 * L / K) / sigma, delta0) <= eps0
+
+
+# --- event trees (algorithms/events.py ComposedEvent, SelfComposedEvent) -------------------------------------------
+def _gauss(sigma: float, K: int = 1, rounds: int = 1) -> GaussianRelease:
+    return GaussianRelease(sigma=sigma, batch_size=K, pool_size=100, sampling="disjoint", rounds=rounds,
+                           max_record_uses=1)
+
+
+def test_event_trees_round_trip_through_dicts():
+    from algorithms.events import ComposedEvent, SelfComposedEvent, from_dict, to_dict
+
+    tree = ComposedEvent((_gauss(2.0), SelfComposedEvent(ComposedEvent((_gauss(3.0), _gauss(4.0, K=2))), 5)))
+    assert from_dict(to_dict(tree)) == tree
+
+
+def test_composed_and_self_composed_gaussians_match_dp_accounting_built_by_hand():
+    """A tree of Gaussian releases is accounted as dp-accounting composes the same Gaussians written by hand (noise
+    multiplier sigma K / L under REPLACE_ONE's PLD convention, see the module docstring)."""
+    from algorithms.events import ComposedEvent, SelfComposedEvent
+
+    L, delta = 1.0, 1e-5
+    by_hand = dp_accounting.ComposedDpEvent([
+        dp_accounting.GaussianDpEvent(2.0), dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(3.0), 4)])
+    acc = pld_privacy_accountant.PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE,
+                                               value_discretization_interval=1e-4)
+    acc.compose(by_hand)
+    want = acc.get_epsilon(delta)
+    tree = ComposedEvent((_gauss(2.0), SelfComposedEvent(_gauss(3.0), 4)))
+    assert epsilon((tree,), L=L, delta=delta)[0] == pytest.approx(want, rel=1e-12)
+    flat = ComposedEvent((_gauss(2.0), _gauss(3.0), _gauss(3.0), _gauss(3.0), _gauss(3.0)))
+    assert epsilon((flat,), L=L, delta=delta)[0] == pytest.approx(want, rel=1e-3)   # 4 x 1 vs 1 x 4: same event
+
+
+def test_an_accountant_that_cannot_compose_names_the_node():
+    from algorithms.events import ComposedEvent, SelfComposedEvent, ShuffledLDPRelease
+
+    ldp = ShuffledLDPRelease(eps_ldp=1.0, batch_size=10, pool_size=100, randomizer="r_inf", clip=1.0, dimension=3,
+                             rounds=5, max_record_uses=1)
+    with pytest.raises(ValueError, match="kinds gaussian, shuffled_ldp"):
+        epsilon((ComposedEvent((_gauss(2.0), ldp)),), L=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="shuffled_ldp accountant accounts one release on its own"):
+        epsilon((SelfComposedEvent(ldp, 2),), L=1.0, delta=1e-5)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from algorithms.events import leaves
 from verifiers.accountants import gaussian, pvec, shuffled_gaussian, subsampled_shuffle
 from verifiers.accountants.base import Accountant
 
@@ -36,15 +37,21 @@ def accountant_for(event: Any) -> Accountant:
 
 def epsilon(events: tuple, *, L: float, delta: float) -> tuple[float, str]:
     """epsilon at delta for what the events released together (one silo's whole transcript under ISRL, the server's
-    view under shuffle DP, ...); returns (epsilon, accountant used). Events of one kind compose where their
-    accountant composes them; mixed kinds have no accountant yet, and the error names them."""
-    kinds = sorted({e.kind for e in events})
+    view under shuffle DP, ...); returns (epsilon, accountant used). The events may be trees (algorithms/events.py):
+    their leaves, each repeated as often as the tree says, go to the accountant of their kind where it composes
+    them; mixed kinds have no accountant yet, and the error names them and the node."""
+    flat = [leaf for e in events for leaf in leaves(e)]
+    kinds = sorted({leaf.kind for leaf, _ in flat})
     if len(kinds) != 1:
-        raise ValueError(f"no accountant composes privacy events of kinds {', '.join(kinds)}")
-    acc = accountant_for(events[0])
-    if len(events) > 1 and not acc.composes:
-        raise ValueError(f"a {kinds[0]} release is accounted on its own (one event per run)")
-    return acc.epsilon(tuple(events), L, delta)
+        raise ValueError(f"no accountant composes privacy events of kinds {', '.join(kinds)} (in a "
+                         f"{'composed event' if len(events) == 1 else 'run of several events'})")
+    acc = accountant_for(flat[0][0])
+    if len(flat) == 1 and flat[0][1] == 1:
+        return acc.epsilon((flat[0][0],), L, delta)
+    if acc.compose is None:
+        raise ValueError(f"the {kinds[0]} accountant accounts one release on its own; it cannot compose "
+                         f"{len(flat)} of them run {sum(c for _, c in flat)} times in all")
+    return acc.compose(tuple(flat), L, delta)
 
 
 def describe(event: Any, L: float, delta: float) -> dict:

@@ -13,8 +13,9 @@ def covers_always(event: Any, eps: float, delta: float) -> list[str]:
 
 @dataclass(frozen=True)
 class Accountant:
-    """``epsilon(events, L, delta)`` -> (epsilon, the method's name) for events of type ``event`` (several only where
-    ``composes``); ``describe(event, L, delta)`` -> the report's columns; ``view(threat_model)`` -> what was accounted,
+    """``epsilon(events, L, delta)`` -> (epsilon, the method's name) for events of type ``event``; ``compose(((event,
+    count), ...), L, delta)`` the same for a tree's leaves, each run ``count`` times (None: the accountant takes one
+    release on its own); ``describe(event, L, delta)`` -> the report's columns; ``view(threat_model)`` -> what was accounted,
     in words; ``covers(event, eps, delta)`` -> why the paper's privacy proof does not cover the run (empty: it does)."""
 
     event: type
@@ -22,4 +23,4 @@ class Accountant:
     describe: Callable[[Any, float, float], dict]
     view: Callable[[str], str]
     covers: Callable[[Any, float, float], list[str]] = covers_always
-    composes: bool = False
+    compose: Callable[[tuple, float, float], tuple[float, str]] | None = None

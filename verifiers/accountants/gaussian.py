@@ -42,7 +42,14 @@ def dp_event(event: GaussianRelease, L: float) -> dp_accounting.DpEvent:
 def epsilon(events: tuple[GaussianRelease, ...], L: float, delta: float) -> tuple[float, str]:
     """Unsampled Gaussian compositions go to the PLD accountant (tight); subsampled-without-replacement ones to the
     RDP accountant (the one dp-accounting supports for that event)."""
-    composed = dp_accounting.ComposedDpEvent([dp_event(e, L) for e in events])
+    return compose(tuple((e, 1) for e in events), L, delta)
+
+
+def compose(leaves: tuple[tuple[GaussianRelease, int], ...], L: float, delta: float) -> tuple[float, str]:
+    """Gaussian releases, each run ``count`` times (an event tree's leaves), composed by dp-accounting."""
+    events = [e for e, _ in leaves]
+    composed = dp_accounting.ComposedDpEvent([dp_event(e, L) if c == 1 else
+                                              dp_accounting.SelfComposedDpEvent(dp_event(e, L), c) for e, c in leaves])
     if all(e.sampling == "disjoint" for e in events):
         acc = pld_privacy_accountant.PLDAccountant(REPLACE_ONE, value_discretization_interval=1e-4)
         name = "PLD (dp-accounting), replace-one"
@@ -65,4 +72,4 @@ def view(threat_model: str) -> str:
             "multiplier sigma K/(2L), replace-one)")
 
 
-ACCOUNTANT = Accountant(GaussianRelease, epsilon, describe, view, composes=True)
+ACCOUNTANT = Accountant(GaussianRelease, epsilon, describe, view, compose=compose)

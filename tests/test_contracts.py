@@ -186,6 +186,7 @@ FAILING_TESTS = {
     "ldp_exact": "tests/test_cldp.py::test_too_little_randomization_is_caught_by_ldp_exact_and_audit",
     "unbiased": "tests/test_cldp.py::test_biased_sampler_is_caught_by_unbiased",
     "bound": "tests/test_local.py::test_a_biased_server_is_caught_by_lemma42",
+    "rate": "tests/test_rate_check.py::test_rate_check_passes_and_fails_on_the_measured_slope",
     # verifiers.checks.curves.CURVE_CHECKS
     "bounds_ordered": "tests/test_curves.py::test_bounds_ordered_fails_when_the_bounds_are_swapped",
     "ratio_claim": "tests/test_shuffle_baselines.py::test_curve_checks_decide_and_can_fail",
@@ -198,13 +199,6 @@ FAILING_TESTS = {
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }
 
-KNOWN_GAPS = {
-    "rate": "no test yet makes a rate check return fail (the planted-fault tests drop their rate checks)",
-}
-"""Registered kinds with no failing test yet. Each is an expected failure (strict): once a test exists and is
-named in FAILING_TESTS, the kind must leave this table."""
-
-
 def _registered_check_kinds() -> list[str]:
     ordering = list(typing.get_args(OrderingCheck.model_fields["kind"].annotation))
     return sorted(set(CHECKS.names()) | set(CURVE_CHECKS.names()) | set(PROTOCOL_CHECKS.names()) | set(ordering))
@@ -216,9 +210,7 @@ def _test_functions(path: str) -> dict[str, ast.FunctionDef]:
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
 
 
-@pytest.mark.parametrize("kind", [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[k])) if k in KNOWN_GAPS else k
-    for k in _registered_check_kinds()])
+@pytest.mark.parametrize("kind", _registered_check_kinds())
 def test_every_check_kind_has_a_test_that_makes_it_fail(kind):
     assert kind in FAILING_TESTS, f"check kind {kind!r}: name a test that makes it return fail in FAILING_TESTS"
     path, func = FAILING_TESTS[kind].split("::")
@@ -231,10 +223,9 @@ def test_every_check_kind_has_a_test_that_makes_it_fail(kind):
 
 def test_the_failing_tests_table_covers_exactly_the_registered_kinds():
     registered = set(_registered_check_kinds())
-    assert not set(FAILING_TESTS) & set(KNOWN_GAPS)
-    assert set(FAILING_TESTS) | set(KNOWN_GAPS) == registered, (
-        f"unlisted kinds: {sorted(registered - set(FAILING_TESTS) - set(KNOWN_GAPS))}; "
-        f"listed but not registered: {sorted((set(FAILING_TESTS) | set(KNOWN_GAPS)) - registered)}")
+    assert set(FAILING_TESTS) == registered, (
+        f"unlisted kinds: {sorted(registered - set(FAILING_TESTS))}; "
+        f"listed but not registered: {sorted(set(FAILING_TESTS) - registered)}")
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -157,7 +157,8 @@ def _progress(quiet: bool):
 def cmd_run(args) -> int:
     import sqlite3
 
-    from engine import executors, kinds, runner
+    from engine import executors, kinds
+    from engine.kinds.learning import runner
     from engine.store import Store
 
     spec = kinds.load(args.spec)
@@ -239,21 +240,23 @@ def cmd_list(args) -> int:
     from algorithms.ldp import RANDOMIZERS
     from algorithms.losses import LOSSES
     from catalog import ALGORITHMS
-    from engine import spec as learning
     from engine.kinds import SPEC_KINDS
+    from engine.kinds.learning import spec as learning
     from engine.kinds.mechanism.spec import MECHANISMS
     from verifiers.accountants.shuffle_baselines import BASELINES, CONVENTIONS
     from verifiers.checks import CHECKS
     from verifiers.checks.curves import CURVE_CHECKS
     from verifiers.checks.mechanism import PROTOCOL_CHECKS
     from verifiers.theorems import THEOREMS
+    from verifiers.threat_models import THREAT_MODELS
 
     print("spec kinds (the kind: key):")
     for name, k in SPEC_KINDS.items():
         print(f"  {name:<14} {k.summary}")
     print("threat models:")
-    for name, text in learning.THREAT_MODELS.items():
-        print(f"  {name:<8} {text}")
+    for name, tm in THREAT_MODELS.items():
+        rel = f"; neighbours: {tm.neighbouring.unit}/{tm.neighbouring.change}" if tm.neighbouring else ""
+        print(f"  {name:<8} {tm.description}{rel}")
     print("data sets:")
     for name, text in learning.DATA_KINDS.items():
         print(f"  {name:<16} {text}; losses: {', '.join(learning.LOSSES_FOR[name])}")

@@ -1,6 +1,6 @@
 """Where the work units of a sweep run: in this process, in local worker processes, or on a Dask cluster.
 
-A unit is a sweep point and a set of its trials (engine/runner.py ``Unit``); its result depends only on
+A unit is a sweep point and a set of its trials (engine/kinds/learning/runner.py ``Unit``); its result depends only on
 the unit, so every executor gives bit-identical results. ``run(units)`` yields results as units finish, so
 the caller can store each one at once (an interrupted sweep keeps every finished unit).
 """

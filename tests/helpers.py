@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from engine import spec as spec_mod
+from engine.kinds.learning import spec as spec_mod
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").glob("*.yaml"))

@@ -11,7 +11,7 @@ from scipy.optimize import brentq
 from algorithms import audit as mech_audit
 from algorithms import mechanisms
 from algorithms.losses import Squared
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import tiny_onepass, verdicts
 from tests.test_accounting import analytic_epsilon
 from verifiers import audit as stat_audit

@@ -11,8 +11,8 @@ from scipy import stats
 
 from algorithms import ldp
 from algorithms.events import ShuffledLDPRelease
-from engine import runner
-from engine import spec as spec_mod
+from engine.kinds.learning import runner
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import _tiny, raw, verdicts
 from verifiers import accountants
 from verifiers.accountants import subsampled_shuffle

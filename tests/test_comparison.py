@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from engine import render
-from engine import spec as spec_mod
 from engine.kinds.comparison import run as comparison
 from engine.kinds.comparison.spec import parse_comparison
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import verdicts
 from verifiers.checks import ordering
 from verifiers.theorems import THEOREMS

@@ -2,7 +2,7 @@
 tested the moment it is registered:
 
 - every algorithm (catalog.ALGORITHMS), in every variant, resolves on a tiny problem built the way the engine builds
-  one (engine/problem.py, then the constants engine/runner.py::run_unit passes), and its resolved parameters are
+  one (engine/kinds/learning/problem.py, then the constants engine/kinds/learning/runner.py::run_unit passes), and its resolved parameters are
   finite; the tiny problems are the shipped specs' (learning specs, and each run of a comparison spec) cut to one
   point and two trials;
 - every theorem with terms (verifiers.theorems.THEOREMS) evaluates to a finite positive number at the resolved
@@ -25,9 +25,10 @@ import pytest
 
 from algorithms import events
 from catalog import ALGORITHMS, AlgorithmEntry, Resolved
-from engine import kinds, problem, runner
-from engine import spec as spec_mod
+from engine import kinds
 from engine.kinds.comparison.spec import OrderingCheck
+from engine.kinds.learning import problem, runner
+from engine.kinds.learning import spec as spec_mod
 from verifiers.accountants import ACCOUNTANTS
 from verifiers.accountants.base import Accountant
 from verifiers.checks import CHECKS
@@ -85,8 +86,8 @@ def _sources_for(algorithm: str) -> list[tuple[str, spec_mod.Spec]]:
 
 @functools.cache
 def _resolved(label: str, mu: float | None = None, variant: str | None = None) -> tuple[spec_mod.Spec, Resolved]:
-    """The resolved parameters of a source's tiny problem: the problem as engine/problem.py builds it and the
-    constants engine/runner.py::run_unit hands the resolver."""
+    """The resolved parameters of a source's tiny problem: the problem as engine/kinds/learning/problem.py builds it and the
+    constants engine/kinds/learning/runner.py::run_unit hands the resolver."""
     base = dict(_sources())[label]
     spec = _tiny(base, label, mu, variant)
     prob = problem.build(spec, runner.problem_seed(spec.seed), np.random.default_rng(np.random.SeedSequence(spec.seed)))

@@ -7,9 +7,9 @@ import pytest
 import yaml
 
 from engine import kinds, render
-from engine import spec as spec_mod
 from engine.kinds.curve import run as curves
 from engine.kinds.curve.spec import parse_curve
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import ROOT
 from verifiers.accountants import subsampled_shuffle
 

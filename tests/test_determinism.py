@@ -1,7 +1,7 @@
 """Same seed, same results (apart from timestamps); another seed, other numbers."""
 from __future__ import annotations
 
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import tiny_mbsgd, tiny_onepass
 
 VOLATILE = ("started", "seconds", "command")

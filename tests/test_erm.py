@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from catalog import isrl_004 as calibration
-from engine import problem, runner
-from engine import spec as spec_mod
+from engine.kinds.learning import problem, runner
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import raw, verdicts
 from verifiers import checks
 from verifiers.checks import bound

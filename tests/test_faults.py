@@ -5,7 +5,7 @@ import numpy as np
 
 from algorithms import mechanisms, sampling
 from catalog import isrl_004 as calibration
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import tiny_mbsgd, tiny_onepass, verdicts
 from verifiers.theorems import isrl_004
 

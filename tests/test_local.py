@@ -8,7 +8,7 @@ import numpy as np
 
 from algorithms import mechanisms, shuffle_sgd
 from catalog import ALGORITHMS
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import _tiny, verdicts
 from verifiers import accountants
 from verifiers.theorems import THEOREMS

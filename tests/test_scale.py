@@ -9,7 +9,8 @@ import pytest
 
 import engine
 from algorithms.streams import TrialStreams, trial_seed
-from engine import executors, render, runner
+from engine import executors, render
+from engine.kinds.learning import runner
 from engine.store import Store
 from tests.helpers import tiny_mbsgd, tiny_onepass
 
@@ -22,7 +23,7 @@ def _numbers(res: dict):
 
 def _sweep_spec():
     """tiny_onepass with a 3-point sweep, so there are several units."""
-    from engine import spec as spec_mod
+    from engine.kinds.learning import spec as spec_mod
     s = tiny_onepass().model_dump(mode="json")
     s["sweep"] = {"field": "data.n", "values": [1500, 2000, 2500]}
     return spec_mod.parse(s, "sweep")
@@ -125,7 +126,7 @@ def test_a_changed_spec_or_seed_never_reuses_rows(tmp_path):
     spec = tiny_mbsgd()
     runner.run_spec(spec, trials=4, store=store)
     assert runner.run_spec(spec, trials=4, store=store, seed=99)["reused_trials"] == 0
-    from engine import spec as spec_mod
+    from engine.kinds.learning import spec as spec_mod
     changed = spec_mod.parse({**spec.model_dump(mode="json"), "loss": {"kind": "squared", "diameter": 2.5}}, "x")
     assert runner.run_spec(changed, trials=4, store=store)["reused_trials"] == 0
     # prose, expected verdicts and the trial count are not part of a trial's identity
@@ -169,7 +170,7 @@ def test_a_unit_that_always_kills_its_worker_is_reported():
 
 
 def test_adding_a_sweep_value_recomputes_only_that_point(tmp_path):
-    from engine import spec as spec_mod
+    from engine.kinds.learning import spec as spec_mod
     store = Store(tmp_path / "r.sqlite")
     spec = _sweep_spec()
     first = runner.run_spec(spec, trials=3, store=store)
@@ -196,7 +197,7 @@ def test_results_from_workers_running_other_code_are_refused(tmp_path):
 
 
 def test_a_stored_audit_is_reused(tmp_path, monkeypatch):
-    from engine import audit
+    from engine.kinds.learning import audit
     spec = tiny_onepass(audit=True)        # agd_smooth's checks, privacy_audit among them
     assert "privacy_audit" in [c.kind for c in spec.checks]
     store = Store(tmp_path / "r.sqlite")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from algorithms import mechanisms, shuffle_sum
 from catalog import ALGORITHMS
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import _tiny, verdicts
 from verifiers.accountants import shuffle_baselines as sb
 from verifiers.accountants import shuffled_gaussian as sg

@@ -12,7 +12,7 @@ from algorithms import shuffle_agd
 from algorithms import shuffle_sum as ss
 from algorithms.losses import Hinge, MoreauHinge
 from catalog import ALGORITHMS, ResolutionError
-from engine import runner
+from engine.kinds.learning import runner
 from tests.helpers import _tiny, verdicts
 
 

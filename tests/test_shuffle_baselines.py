@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from engine import spec as spec_mod
 from engine.kinds.curve import run as curves
 from engine.kinds.curve.spec import parse_curve
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import ROOT
 from verifiers.accountants import shuffle_baselines as sb
 

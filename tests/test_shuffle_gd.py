@@ -18,8 +18,8 @@ from algorithms import losses, mechanisms, shuffle_gd, shuffle_sum
 from algorithms.data import Records, make_sphere_linear
 from algorithms.events import ShuffleSumRelease
 from catalog import ALGORITHMS
-from engine import problem, runner
-from engine import spec as spec_mod
+from engine.kinds.learning import problem, runner
+from engine.kinds.learning import spec as spec_mod
 from tests.helpers import raw, verdicts
 from verifiers.accountants import binomial_bucketed, binomial_privacy, composition, pvec
 from verifiers.theorems import shuffle_000_gd

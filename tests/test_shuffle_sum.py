@@ -12,7 +12,7 @@ from scipy import stats
 from scipy.stats import binom
 
 from algorithms import shuffle_sum as ss
-from engine import spec as spec_mod
+from engine.kinds.learning import spec as spec_mod
 from engine.kinds.mechanism import run as protocols
 from engine.kinds.mechanism.spec import parse_mechanism as parse_protocol
 from tests.helpers import ROOT, verdicts
@@ -194,7 +194,7 @@ def _tiny_sgd(**over):
 
 
 def test_shuffle_sgd_runs_privately_and_deterministically():
-    from engine import runner
+    from engine.kinds.learning import runner
 
     spec = _tiny_sgd()
     res = runner.run_spec(spec)
@@ -210,7 +210,7 @@ def test_p_sgd_with_noise_below_the_calibration_fails_privacy(monkeypatch):
     (P_VEC's ~800x slack); the check fails because the parameters as run are not Thm 3.2's at the declared target."""
     import dataclasses
 
-    from engine import runner
+    from engine.kinds.learning import runner
 
     real = ss.thm32
 
@@ -267,7 +267,7 @@ def _tiny_central(audit: bool = False, data: dict | None = None, **over):
 
 def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monkeypatch):
     from algorithms import mechanisms
-    from engine import runner
+    from engine.kinds.learning import runner
 
     v = verdicts(runner.run_spec(_tiny_central()))
     assert v["noise"] == "pass" and v["privacy"] == "pass"
@@ -279,7 +279,7 @@ def test_central_baseline_passes_and_catches_noise_reduced_in_the_mechanism(monk
 
 def test_noise_on_the_sum_instead_of_the_mean_is_caught_by_noise_calibration(monkeypatch):
     from algorithms import mechanisms, shuffle_sgd
-    from engine import runner
+    from engine.kinds.learning import runner
 
     real = shuffle_sgd._sgd
 
@@ -294,7 +294,7 @@ def test_a_biased_curator_is_caught_by_lemma42(monkeypatch):
     """The fault: the curator's release of the batch's gradient sum is shifted by b/2 e_1 (its mean gradient biased
     by e_1/2), so the iterates settle away from the optimum and Lemma 4.2's explicit bound fails."""
     from algorithms import shuffle_sgd
-    from engine import runner
+    from engine.kinds.learning import runner
 
     real = shuffle_sgd._sgd
 

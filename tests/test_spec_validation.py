@@ -1,7 +1,7 @@
 """Malformed specs -> one-line SpecError naming the file, the field path and what is wrong.
 
 Every malformed spec is derived from the shipped, valid specs/agd_smooth.yaml, written to tmp_path
-and loaded through engine.spec.load. The message format is `FILE: FIELD: message` (engine/spec.py,
+and loaded through engine.kinds.learning.spec.load. The message format is `FILE: FIELD: message` (engine/kinds/learning/spec.py,
 SpecError); the FIELD segment is checked exactly against the accepted field paths of each case.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from engine.kinds import load
-from engine.spec import json_schema
+from engine.kinds.learning.spec import json_schema
 from engine.specbase import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,12 @@ def _append_check(check: dict):
 def _drop(key: str):
     def mutate(d: dict) -> None:
         d.pop(key)
+    return mutate
+
+
+def _drop_in(section: str, key: str):
+    def mutate(d: dict) -> None:
+        d[section].pop(key)
     return mutate
 
 
@@ -105,6 +111,19 @@ CASES = [
     pytest.param(_set(None, expect={"nosie": "pass"}), ("expect", "expect.nosie"),
                  ("unknown expect key", "did you mean 'noise'"), id="expect_key_not_a_check"),
     pytest.param(_set(None, trials="many"), ("trials",), ("'many'", "valid integer"), id="trials_wrong_type"),
+    pytest.param(_set("threat_model", kind="centrall"), ("threat_model.kind",),
+                 ("unknown threat model", "did you mean 'central'"), id="unknown_threat_model"),
+    pytest.param(_drop_in("threat_model", "epsilon"), ("threat_model.epsilon",),
+                 ("required field is missing", "claims (epsilon, delta)"), id="private_model_without_epsilon"),
+    pytest.param(_set("threat_model", kind="none"), ("threat_model.epsilon",), ("makes no privacy claim",),
+                 id="none_with_epsilon"),
+    pytest.param(_set("threat_model", kind="none", epsilon=None, delta=None), ("threat_model.kind",),
+                 ("analysed under 'isrl'", "algorithms for 'none'"), id="none_for_a_private_algorithm"),
+    pytest.param(_set("threat_model", neighbouring={"unit": "user", "change": "add_remove"}),
+                 ("threat_model.neighbouring",), ("user/add_remove", "handle record/replace_one"),
+                 id="neighbouring_no_accountant_handles"),
+    pytest.param(_set("threat_model", neighbouring={"unit": "silo", "change": "replace_one"}),
+                 ("threat_model.neighbouring.unit",), ("'record', 'user' or 'element'",), id="neighbouring_bad_unit"),
     pytest.param(_set("data", participation={"low": 1, "high": 25}),
                  ("data.participation", "data.participation.high"), ("high <= N = 20",),
                  id="participation_high_above_N"),
@@ -201,3 +220,14 @@ def test_json_schema():
     assert isinstance(schema, dict)
     assert "threat_model" in schema["properties"]
     assert "checks" in schema["properties"]
+
+
+def test_the_default_neighbouring_relation_stated_explicitly_is_the_same_spec(tmp_path, base):
+    """Today's specs keep their meaning: stating the threat model's default relation changes nothing the run uses."""
+    raw = copy.deepcopy(base)
+    raw["threat_model"]["neighbouring"] = {"unit": "record", "change": "replace_one"}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    spec, default = load(path), load(BASE_SPEC)
+    assert spec.threat_model.relation == default.threat_model.relation
+    assert default.threat_model.relation is not None and default.threat_model.relation.unit == "record"

@@ -9,6 +9,7 @@ from algorithms.registry import Registry
 from engine.kinds import comparison, curve, learning, mechanism
 from engine.kinds.base import RunOptions, SpecKind
 from engine.specbase import RESULTS_SCHEMA, SpecError, read_yaml
+from verifiers.threat_models import THREAT_MODELS
 
 KINDS = (learning.KIND, curve.KIND, mechanism.KIND, comparison.KIND)
 SPEC_KINDS: Registry[SpecKind] = Registry.of("spec kind", ((k.name, k) for k in KINDS))
@@ -55,6 +56,11 @@ def upgrade_results(results: Any, file: str) -> dict:
         results = dict(results)
         kind = results.get("kind", "learning")
         results["kind"] = RENAMED.get(kind, kind)
+        if kind == "learning":          # every schema-1 run checked its threat model's default relation
+            results["spec"] = dict(results["spec"], threat_model=dict(results["spec"]["threat_model"],
+                                                                      neighbouring=None))
+            rel = THREAT_MODELS.get(results["spec"]["threat_model"]["kind"]).neighbouring
+            results["neighbouring"] = None if rel is None else rel.as_dict() | {"text": rel.text}
         if kind == "shuffle_protocol":
             results["mechanism"] = results.pop("protocol")
             results["spec"] = dict(results["spec"], kind="mechanism")

@@ -31,7 +31,7 @@ class Point:
     # errors shared by every trial of the point, per measure: 'mc_se' (the standard error of the Monte
     # Carlo population risk) and 'solver_gap' (the certified error of the non-private optimum)
     systematic: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
-    audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/audit.py)
+    audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/kinds/learning/audit.py)
 
 
 @dataclass(frozen=True)

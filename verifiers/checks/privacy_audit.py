@@ -25,7 +25,7 @@ def privacy_audit(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Cont
         if a is None:
             return result(check, thm, "inapplicable", "no audit was run for this point")
         # an audit of the whole algorithm is judged against the spec's claim and the accountant; an audit of the
-        # local randomizer against the randomizer's own claim and its exact epsilon (engine/audit.py says which)
+        # local randomizer against the randomizer's own claim and its exact epsilon (engine/kinds/learning/audit.py says which)
         if "epsilon_claimed" in a:
             claimed, acc = a["epsilon_claimed"], a["epsilon_upper"]
         else:

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from algorithms.registry import Registry
-from verifiers.theorems import cldp_001, isrl_004, sdp_004, shuffle_000, shuffle_000_agd, shuffle_000_gd, threat_models
+from verifiers.theorems import (
+    baselines,
+    cldp_001,
+    isrl_004,
+    quoted_rates,
+    sdp_004,
+    shuffle_000,
+    shuffle_000_agd,
+    shuffle_000_gd,
+)
 from verifiers.theorems.base import Theorem
 
-MODULES = (isrl_004, cldp_001, shuffle_000, threat_models, shuffle_000_agd, sdp_004, shuffle_000_gd)
+MODULES = (isrl_004, cldp_001, shuffle_000, baselines, quoted_rates, shuffle_000_agd, sdp_004, shuffle_000_gd)
 THEOREMS: Registry[Theorem] = Registry.of("theorem", ((t.name, t) for m in MODULES for t in m.THEOREMS))

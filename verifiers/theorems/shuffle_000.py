@@ -5,11 +5,9 @@ are our R; its batch size b is our K.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import sympy as sp
 
-from verifiers.theorems.base import LG2, Condition, D, K, L, R, Theorem, d, delta0, eps0, eta, n, sigma
+from verifiers.theorems.base import LG2, Condition, D, L, R, Theorem, d, delta0, eps0, eta, n
 
 SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
 
@@ -43,21 +41,4 @@ THM41 = Theorem(
     note="O(d^(1/4) D L log^(1/2)(d/delta) / sqrt(eps n)); the statistical term D L sqrt(b/n) has the same order "
          "at b = sqrt(d) log(d/delta)/eps.")
 
-# The central baseline on the same schedule (run_central): Gaussian noise on each batch's mean gradient, as seed 000's
-# Appendix C does for its pan-private AC-SA: Lemma C.5 (L861-869, the Gaussian mechanism, eps < 1) with the mean's
-# l_2-sensitivity 2L/b (L871-877): sigma^2 = 8 L^2 log(2/delta) / (b^2 eps^2).
-EPS1 = Condition("eps < 1 (Lemma C.5, L861)", lambda p: p["eps0"] < 1)
-CENTRAL_PRIVACY = Theorem(
-    name="central.sgd.privacy", citation=f"{SEED}, Lemma C.5 (L861-869) with sensitivity 2L/b (L871-877)",
-    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
-    terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / (K**2 * eps0**2))}, algorithms=("central_sgd",),
-    loss_class="convex", threat_model="central", needs_smooth=False, conditions=(EPS1,),
-    note="Each record is in one batch, so the run is (eps, delta)-DP by parallel composition.")
-# with clipping to L and independent noise, E||gbar||^2 = E||mean gradient||^2 + d sigma^2 <= L^2 + d sigma^2: the
-# L_G of Def. B.1 (L560) for Lemma 4.2
-CENTRAL_LEMMA42 = dataclasses.replace(
-    LEMMA42, name="central.lemma4_2", algorithms=("central_sgd",), threat_model="central",
-    terms={"optimisation": D**2 / (2 * eta * R), "noise": eta * (L**2 + d * sigma**2) / 2},
-    note="Lemma 4.2 with L_G^2 = L^2 + d sigma^2 (clipped mean gradient plus the curator's Gaussian noise, Def. B.1).")
-
-THEOREMS = (PRIVACY, LEMMA42, THM41, CENTRAL_PRIVACY, CENTRAL_LEMMA42)
+THEOREMS = (PRIVACY, LEMMA42, THM41)

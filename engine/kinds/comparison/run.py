@@ -9,9 +9,9 @@ from typing import Any, Callable
 import numpy as np
 
 from catalog import ALGORITHMS
-from engine import runner
 from engine.kinds.comparison.spec import SWEEP_TAGS, ComparisonSpec
-from engine.spec import SWEEPABLE
+from engine.kinds.learning import runner
+from engine.kinds.learning.spec import SWEEPABLE
 from engine.specbase import RESULTS_SCHEMA
 from verifiers.checks import VERDICTS, ordering
 from verifiers.theorems import THEOREMS

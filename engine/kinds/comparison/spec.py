@@ -1,7 +1,7 @@
 """Comparison specs: one learning problem (data, loss, epsilon and delta) run under several threat models, each by
 its own algorithm and checked against its own theorems, plus ``ordering`` checks between them. ``kind:
 comparison`` at the top of a YAML spec selects this model. Every (run, sweep) pair becomes an ordinary learning
-spec (engine/spec.py), validated and run by the engine as any other; errors are one line naming the file and the
+spec (engine/kinds/learning/spec.py), validated and run by the engine as any other; errors are one line naming the file and the
 field, as for learning specs."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from algorithms.registry import UnknownName
-from engine.spec import DATA_MODELS, Algorithm, Check, Data, Loss, Spec, validated
+from engine.kinds.learning.spec import DATA_MODELS, Algorithm, Check, Data, Loss, Spec, validated
 from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, parse_model
 from verifiers.theorems import THEOREMS
 

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Callable
 
 from engine.kinds.curve.spec import CurveSpec
-from engine.runner import _jsonable, run_stamp
+from engine.kinds.learning.runner import _jsonable, run_stamp
 from engine.specbase import RESULTS_SCHEMA
 from verifiers.accountants import shuffle_baselines, subsampled_shuffle
 from verifiers.checks.curves import CURVE_CHECKS

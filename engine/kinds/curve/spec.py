@@ -1,6 +1,6 @@
 """Privacy-curve specs: an accountant's epsilon as a function of one parameter (rounds T, population n,
 sample k, eps0), with no learning run. ``kind: privacy_curve`` at the top of a YAML spec selects this model;
-errors are one line naming the file and the field, as for learning specs (engine/spec.py)."""
+errors are one line naming the file and the field, as for learning specs (engine/kinds/learning/spec.py)."""
 from __future__ import annotations
 
 from typing import Literal

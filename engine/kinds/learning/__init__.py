@@ -1,10 +1,10 @@
-"""The learning kind: a spec (engine/spec.py) whose algorithm is run on data, trial by trial, with its checks
-(engine/runner.py), and its report (``report.py``)."""
+"""The learning kind: a spec (engine/kinds/learning/spec.py) whose algorithm is run on data, trial by trial, with its checks
+(engine/kinds/learning/runner.py), and its report (``report.py``)."""
 from __future__ import annotations
 
-from engine import runner
-from engine import spec as model
 from engine.kinds.base import RunOptions, SpecKind
+from engine.kinds.learning import runner
+from engine.kinds.learning import spec as model
 from engine.kinds.learning.report import report
 
 

@@ -16,7 +16,8 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
              f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {r['spec']['threat_model']['epsilon']}, "
-             f"delta = {r['spec']['threat_model']['delta']}",
+             f"delta = {r['spec']['threat_model']['delta']}"
+             + (f"; neighbouring data sets: {r['neighbouring']['text']}" if r.get("neighbouring") else ""),
              f"- Data: {r['data_mode']}",
              f"- Trials per point: {r['trials']}{' (quick mode)' if r['quick'] else ''}; seed {r['seed']}",
              f"- Sweep: {r['sweep']['field'] + ' = ' + ', '.join(fmt(p['value']) for p in r['points']) if r['sweep'] else 'none'}",

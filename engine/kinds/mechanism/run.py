@@ -12,8 +12,8 @@ from typing import Callable
 import numpy as np
 
 from algorithms import shuffle_sum
+from engine.kinds.learning.runner import _jsonable, _value_key, run_stamp
 from engine.kinds.mechanism.spec import MECHANISMS, ProtocolSpec
-from engine.runner import _jsonable, _value_key, run_stamp
 from engine.specbase import RESULTS_SCHEMA
 from verifiers.accountants import binomial_privacy
 from verifiers.checks.mechanism import PROTOCOL_CHECKS

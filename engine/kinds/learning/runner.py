@@ -26,8 +26,9 @@ from algorithms import optimum
 from algorithms.data import Records
 from algorithms.streams import streams_for
 from catalog import ALGORITHMS, ResolutionError
-from engine import audit, executors, problem
-from engine.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
+from engine import executors
+from engine.kinds.learning import audit, problem
+from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
 from engine.store import Store, code_hash, run_key
 from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
@@ -96,8 +97,9 @@ def run_unit(unit: Unit) -> dict:
     variant = spec.algorithm.variant or entry.variants[0]
     one_pass = entry.one_pass(variant)
     M, M_range = effective_M(spec)
-    consts = prob.consts | {"N": spec.data.N, "M": M, "eps0": spec.threat_model.epsilon,
-                            "delta0": spec.threat_model.delta}
+    tm = spec.threat_model
+    claim = {} if tm.epsilon is None or tm.delta is None else {"eps0": tm.epsilon, "delta0": tm.delta}
+    consts = prob.consts | {"N": spec.data.N, "M": M} | claim
     try:
         res = entry.resolve(consts, variant, dict(spec.algorithm.overrides))
     except ResolutionError as e:
@@ -303,12 +305,19 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
                                                "of each trial's data set" if "empirical_excess_risk" in needs
                                                and spec.data.mode == "sco" else ""),
         "sweep": None if spec.sweep is None else {"field": spec.sweep.field, "symbol": SWEEPABLE[spec.sweep.field]},
+        "neighbouring": _relation(spec),
         "points": points, "checks": checks, "verdict_counts": counts,
         "started": started.isoformat(timespec="seconds"),
         "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(),
         "reused_trials": sum(len(r) for r in rows.values()) - sum(len(u.trials) for u in units),
         **run_stamp(),
     }
+
+
+def _relation(spec: Spec) -> dict | None:
+    """The neighbouring relation the privacy claim is about, as the results and the report show it."""
+    rel = spec.threat_model.relation
+    return None if rel is None else rel.as_dict() | {"text": rel.text}
 
 
 def run_stamp() -> dict:
@@ -352,7 +361,7 @@ def _jsonable(x):
 
 
 def code_version() -> str:
-    here = Path(__file__).resolve().parent.parent
+    here = Path(__file__).resolve().parents[3]      # the repository (engine/kinds/learning/runner.py)
     try:
         out = subprocess.run(["git", "describe", "--always", "--abbrev=12"], cwd=here,
                              capture_output=True, text=True, timeout=10)

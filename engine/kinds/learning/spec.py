@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from algorithms import datasets
 from algorithms.registry import UnknownName, choice_message
@@ -13,29 +13,59 @@ from catalog import ALGORITHMS
 from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, format_error
 from verifiers.checks import CHECKS, Facts, Misfit
 from verifiers.theorems import THEOREMS
+from verifiers.threat_models import CHANGES, THREAT_MODELS, UNITS, Neighbouring
 
 # sweepable numeric fields -> the theorem symbol they set
 SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
              "threat_model.delta": "delta0", "algorithm.overrides.T": "T"}
 WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fields that take whole numbers
 WHOLE_OVERRIDES = ("R", "K", "T", "k", "b")                           # counts: rounds, batch sizes, clients
-THREAT_MODELS = {"isrl": "inter-silo record-level DP (seed 004, Def. 2): each silo's transcript is (eps, delta)-DP "
-                         "in its own records",
-                 "shuffle": "shuffle model (seeds 000, 001): clients randomize locally, a trusted shuffler hands "
-                            "the server the multiset of messages, whose view is (eps, delta)-DP",
-                 "central": "central model: a trusted curator sees the records and releases an (eps, delta)-DP "
-                            "output (here: the noisy gradients of every round)",
-                 "local": "local model: every user randomizes its own message before it leaves the device; each "
-                          "message the server receives is (eps, delta)-DP in that user's record"}
+class NeighbouringSpec(Strict):
+    unit: Literal["record", "user", "element"] = Field(description="; ".join(f"{k}: {v}" for k, v in UNITS.items()))
+    change: Literal["replace_one", "add_remove"] = Field(description="; ".join(f"{k}: {v}" for k, v in CHANGES.items()))
 
 
 class ThreatModel(Strict):
-    kind: Literal["isrl", "shuffle", "central", "local"] = Field(
-        description="; ".join(f"{k}: {v}" for k, v in THREAT_MODELS.items()))
-    epsilon: float = Field(gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of the "
-                                             "server's shuffled view (shuffle), of the curator's releases (central), of "
-                                             "every user's messages (local)")
-    delta: float = Field(gt=0, lt=1, description="delta_0, in (0, 1)")
+    kind: str = Field(description="; ".join(f"{k}: {t.description}" for k, t in THREAT_MODELS.items()))
+    epsilon: float | None = Field(None, gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of "
+                                                          "the server's shuffled view (shuffle), of the curator's "
+                                                          "releases (central), of every user's messages (local); "
+                                                          "absent for none")
+    delta: float | None = Field(None, gt=0, lt=1, description="delta_0, in (0, 1); absent for none")
+    neighbouring: NeighbouringSpec | None = Field(
+        None, description="what one unit of protection is (default: the threat model's, the one its accountants are "
+                          "written for: a record replaced by another)")
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in THREAT_MODELS:
+            raise ValueError(choice_message("threat model", v, THREAT_MODELS.names()))
+        return v
+
+    @model_validator(mode="after")
+    def _claim(self) -> ThreatModel:
+        model = THREAT_MODELS.get(self.kind)
+        if model.private and (self.epsilon is None or self.delta is None):
+            raise Problem("threat_model.epsilon" if self.epsilon is None else "threat_model.delta",
+                          f"required field is missing: the {self.kind} threat model claims (epsilon, delta)")
+        if not model.private and (self.epsilon is not None or self.delta is not None):
+            raise Problem("threat_model.epsilon" if self.epsilon is not None else "threat_model.delta",
+                          "threat model none makes no privacy claim: leave out epsilon and delta")
+        if self.neighbouring is not None:
+            rel = Neighbouring(self.neighbouring.unit, self.neighbouring.change)
+            if rel not in model.relations:
+                allowed = "; ".join(f"{r.unit}/{r.change}" for r in model.relations) or "none (no privacy claim)"
+                raise Problem("threat_model.neighbouring", f"{rel.unit}/{rel.change}: the {self.kind} threat model's "
+                                                           f"accountants handle {allowed}")
+        return self
+
+    @property
+    def relation(self) -> Neighbouring | None:
+        """The neighbouring relation the spec's privacy claim is about."""
+        if self.neighbouring is not None:
+            return Neighbouring(self.neighbouring.unit, self.neighbouring.change)
+        return THREAT_MODELS.get(self.kind).neighbouring
 
 
 class Participation(Strict):
@@ -237,6 +267,9 @@ def consistency(spec: Spec) -> None:
     for i, c in enumerate(spec.checks):
         at = f"checks.{i}"
         kind = CHECKS.get(c.kind)
+        if kind.privacy and not THREAT_MODELS.get(spec.threat_model.kind).private:
+            raise Problem(f"{at}.kind", f"{c.kind} checks a privacy claim; threat model {spec.threat_model.kind} "
+                                        f"makes none")
         try:
             kind.fits(facts)
         except Misfit as e:
@@ -315,6 +348,9 @@ def parse(raw: Any, file: str) -> Spec:
     except ValidationError as e:
         errors = e.errors()
         first = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])   # a misspelt key explains the rest
+        if isinstance(first.get("ctx", {}).get("error"), Problem):
+            prob = first["ctx"]["error"]
+            raise SpecError(file, prob.path, str(prob)) from None
         path, msg = format_error(first, Spec, {"data": DATA_MODELS})
         raise SpecError(file, path, msg) from None
     except UnknownName as e:

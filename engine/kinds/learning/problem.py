@@ -15,7 +15,7 @@ from algorithms.classification import make_sphere_classification
 from algorithms.data import SphereLinear, make_sphere_linear
 from algorithms.losses import LOSSES, LinearModelLoss
 from algorithms.risk import DataSetRisk
-from engine.spec import PackagedData, Spec
+from engine.kinds.learning.spec import PackagedData, Spec
 from engine.specbase import SpecError
 
 

@@ -1,5 +1,4 @@
-"""The local-model baseline's theorems, and the rates the seeds quote for each threat model (the rows an
-``ordering`` check compares). Lnnn = line of the seed named next to it; seed 000 is
+"""The rates the seeds quote for each threat model (the rows an ``ordering`` check compares). Lnnn = line of the seed named next to it; seed 000 is
 ../shared/seeds/000_2468e2e5d70af056.txt, seed 004 is ../shared/seeds/004_66f3b713b54f102e.txt.
 
 The quoted rates are Theta(.) statements with hidden constants and omitted logs; in the paper's symbols, N silos
@@ -15,34 +14,12 @@ central/local optimal rates in Sec. 1"); Thm 2.1 and Thm 5.1 are rows 004 Thm 2.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import sympy as sp
 
-from verifiers.theorems.base import Condition, D, K, L, N, Theorem, d, delta0, eps0, n, sigma
-from verifiers.theorems.shuffle_000 import LEMMA42
+from verifiers.theorems.base import D, L, N, Theorem, d, eps0, n
 
 SEED000 = "seed 000 (Cheu, Joseph, Mao & Peng)"
 SEED004 = "seed 004 (Lowy & Razaviyayn)"
-
-EPS1 = Condition("eps < 1 (Lemma C.5, seed 000 L861)", lambda p: p["eps0"] < 1)
-
-# every user's message g_u + N(0, sigma^2 I): one message's l_2-sensitivity is 2L (two gradients of norm <= L),
-# so Lemma C.5's Gaussian mechanism (sigma^2 = 2 Delta^2 log(2/delta)/eps^2, L861-869) gives sigma^2 = 8 L^2 log(2/delta)
-# / eps^2 -- the same local Gaussian randomizer seed 004 uses in Thm 5.1's proof (L1172: 8 L^2 ln(2/delta0)/eps0^2)
-LOCAL_PRIVACY = Theorem(
-    name="local.sgd.privacy", citation=f"{SEED000}, Lemma C.5 (L861-869) at one message's sensitivity 2L",
-    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
-    terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / eps0**2)}, algorithms=("local_sgd",),
-    loss_class="convex", threat_model="local", needs_smooth=False, conditions=(EPS1,),
-    note="Each user's one message is (eps, delta)-DP in its record: local DP (each user speaks once).")
-
-# the server averages b messages: E||gbar||^2 <= L^2 + d sigma^2 / b (Def. B.1's L_G^2, L560) for Lemma 4.2
-LOCAL_LEMMA42 = dataclasses.replace(
-    LEMMA42, name="local.lemma4_2", algorithms=("local_sgd",), threat_model="local",
-    terms={"optimisation": LEMMA42.terms["optimisation"], "noise": sp.Symbol("eta", positive=True) *
-           (L**2 + d * sigma**2 / K) / 2},
-    note="Lemma 4.2 with L_G^2 = L^2 + d sigma^2/b (the clipped mean gradient plus the mean of b users' own noise).")
 
 _cited = "cited optimal rate, not inventoried (inventory.md L70)"
 
@@ -76,4 +53,4 @@ SDP_RATE = Theorem(
     needs_smooth=False,
     note="Fig. 3's SDP i.i.d. convex row (M = N, logs omitted): the central rate, without a trusted server.")
 
-THEOREMS = (LOCAL_PRIVACY, LOCAL_LEMMA42, LOCAL_RATE, CENTRAL_RATE, ISRL_RATE, SDP_RATE)
+THEOREMS = (LOCAL_RATE, CENTRAL_RATE, ISRL_RATE, SDP_RATE)

@@ -1,0 +1,69 @@
+"""Threat models and neighbouring relations: the vocabulary specs, catalog entries, theorems, accountants and audits
+share. A threat model says who is trusted and which view must be private (``epsilon_of``); a neighbouring relation
+says what one unit of protection is: which unit changes (a record, all of one user's data, or one element: a user's
+data inside one cluster of a public partition, seed 002) crossed with how it changes (replaced by another, or added
+or removed). Every shipped spec uses its threat model's default relation, the one its accountant was written for;
+``none`` is the threat model of a method with no privacy claim (no epsilon, no privacy checks)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.registry import Registry
+
+UNITS = {"record": "one record", "user": "all of one user's records",
+         "element": "one user's records inside one cluster of a public partition (element-level DP, seed 002)"}
+CHANGES = {"replace_one": "replaced by another", "add_remove": "added or removed"}
+
+
+@dataclass(frozen=True)
+class Neighbouring:
+    """Two data sets are neighbours when ``unit`` differs between them in the way ``change`` says."""
+
+    unit: str
+    change: str
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS or self.change not in CHANGES:
+            raise ValueError(f"neighbouring relation ({self.unit!r}, {self.change!r}): units {', '.join(UNITS)}; "
+                             f"changes {', '.join(CHANGES)}")
+
+    @property
+    def text(self) -> str:
+        return f"{UNITS[self.unit]} {CHANGES[self.change]}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"unit": self.unit, "change": self.change}
+
+
+RECORD_REPLACED = Neighbouring("record", "replace_one")
+
+
+@dataclass(frozen=True)
+class ThreatModel:
+    """``private``: the model makes a privacy claim (an epsilon and a delta); ``epsilon_of``: the view the claim is
+    about; ``neighbouring``: the relation its shipped accountants are written for (the default of a spec);
+    ``relations``: every relation a spec of this model may state (today: the default only)."""
+
+    name: str
+    description: str
+    private: bool
+    epsilon_of: str
+    neighbouring: Neighbouring | None
+    relations: tuple[Neighbouring, ...]
+
+
+THREAT_MODELS: Registry[ThreatModel] = Registry.of("threat model", ((t.name, t) for t in (
+    ThreatModel("isrl", "inter-silo record-level DP (seed 004, Def. 2): each silo's transcript is (eps, delta)-DP in its "
+                        "own records", True, "every silo's transcript", RECORD_REPLACED, (RECORD_REPLACED,)),
+    ThreatModel("shuffle", "shuffle model (seeds 000, 001): clients randomize locally, a trusted shuffler hands the "
+                           "server the multiset of messages, whose view is (eps, delta)-DP", True,
+                "the server's shuffled view", RECORD_REPLACED, (RECORD_REPLACED,)),
+    ThreatModel("central", "central model: a trusted curator sees the records and releases an (eps, delta)-DP output "
+                           "(here: the noisy gradients of every round)", True, "the curator's releases",
+                RECORD_REPLACED, (RECORD_REPLACED,)),
+    ThreatModel("local", "local model: every user randomizes its own message before it leaves the device; each message "
+                         "the server receives is (eps, delta)-DP in that user's record", True,
+                "every user's messages", RECORD_REPLACED, (RECORD_REPLACED,)),
+    ThreatModel("none", "no privacy claim: a non-private method or estimator, checked for accuracy only", False,
+                "nothing", None, ()),
+)))

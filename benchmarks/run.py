@@ -27,8 +27,8 @@ from algorithms.data import Records, make_sphere_linear
 from algorithms.losses import Logistic, Squared
 from algorithms.streams import streams_for
 from catalog import ALGORITHMS
-from engine import runner
-from engine import spec as spec_mod
+from engine.kinds.learning import runner
+from engine.kinds.learning import spec as spec_mod
 
 HERE = Path(__file__).resolve().parent
 
@@ -62,7 +62,7 @@ def _agd_kwargs(T: int) -> tuple[dict, object]:
 
 # --- engine runs -------------------------------------------------------------------------------------
 def _batched(T: int, N: int, K: int, d: int, run_some) -> np.ndarray:
-    """The engine's way: trials advance together in sub-batches sized as engine/runner.py sizes them."""
+    """The engine's way: trials advance together in sub-batches sized as engine/kinds/learning/runner.py sizes them."""
     step = runner.sub_batch(N, K, d)
     return np.concatenate([run_some(list(range(lo, min(T, lo + step)))) for lo in range(0, T, step)])
 

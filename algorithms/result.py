@@ -19,7 +19,7 @@ class RunOutput:
     rounds: int
     silo_rounds: np.ndarray            # (T,) the most rounds any silo of the trial released in
     record_uses: np.ndarray            # (T,) the most rounds any record of the trial was read in
-    extra: Mapping[str, np.ndarray] = field(default_factory=dict)   # further per-trial measurements, (T,) each
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)   # further per-trial measurements, (T,) or (T, k)
 
 
 def multiplicity_per_trial(idx: np.ndarray) -> np.ndarray:

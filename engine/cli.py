@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--k", type=_whole(1, "k >= 1"), help="sampled per round")
     pv.add_argument("--n", type=_whole(1, "n >= 1"), help="population size")
     pv.add_argument("--q", type=_unit_open("q"), help="Poisson sampling rate (subsampled-gaussian, instead of k, n)")
-    pv.add_argument("--eps0", type=_positive("eps0"), help="the local randomizer's LDP epsilon (subsampled-shuffle)")
+    pv.add_argument("--eps-ldp", "--eps0", dest="eps_ldp", type=_positive("eps_ldp"),
+                    help="the local randomizer's LDP epsilon (subsampled-shuffle; seed 001's eps0)")
     pv.add_argument("--json", action="store_true", help="print JSON")
     return p
 
@@ -159,7 +160,7 @@ def cmd_run(args) -> int:
 
     from engine import executors, kinds
     from engine.kinds.learning import runner
-    from engine.store import Store
+    from engine.store import SCHEMA, Store, StoreError
 
     spec = kinds.load(args.spec)
     kind = kinds.kind_for(spec)
@@ -171,8 +172,14 @@ def cmd_run(args) -> int:
         raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
     try:
         store = None if args.no_cache else Store(args.store)
+    except StoreError as e:                       # not ours, damaged, locked: one line, the file untouched
+        raise spec_mod.SpecError("command line", "--store", str(e)) from None
     except (OSError, sqlite3.Error) as e:
         raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
+    if store is not None and store.migrated_from is not None:
+        print(f"{args.store}: migrated from result-store schema {store.migrated_from} to {SCHEMA}", file=sys.stderr)
+    if store is not None and store.read_only:
+        print(f"{args.store}: read-only; stored results are reused, new ones will not be saved", file=sys.stderr)
     try:
         pool = executors.make(args.executor, workers=args.workers, scheduler=args.scheduler)
     except (executors.ExecutorError, OSError) as e:
@@ -191,10 +198,15 @@ def cmd_run(args) -> int:
     except executors.ExecutorError as e:
         print(f"error: {args.spec}: {e}", file=sys.stderr)
         return 1
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     finally:
         pool.close()
         if store is not None:
             store.close()
+    if store is not None and store.skipped_units:
+        print(f"{store.skipped_units} finished unit(s) were not saved: {args.store} is read-only", file=sys.stderr)
     return _finish(spec, kind, results, args)
 
 
@@ -327,10 +339,11 @@ def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: 
 def cmd_privacy(args) -> int:
     from verifiers.accountants import calculator
 
-    need = {"gaussian": ("sigma",), "subsampled-gaussian": ("sigma",), "subsampled-shuffle": ("k", "n", "eps0")}
+    need = {"gaussian": ("sigma",), "subsampled-gaussian": ("sigma",), "subsampled-shuffle": ("k", "n", "eps_ldp")}
     for name in need[args.mechanism]:
         if getattr(args, name) is None:
-            raise spec_mod.SpecError("command line", f"--{name}", f"{args.mechanism} needs --{name}")
+            flag = "--" + name.replace("_", "-")
+            raise spec_mod.SpecError("command line", flag, f"{args.mechanism} needs {flag}")
     common = {"T": args.T, "delta": args.delta, "eps": args.epsilon}
     if args.mechanism == "gaussian":
         out = calculator.gaussian(sigma=args.sigma, sensitivity=args.sensitivity, **common)
@@ -344,7 +357,7 @@ def cmd_privacy(args) -> int:
     else:
         if args.k > args.n:
             raise spec_mod.SpecError("command line", "--k", f"k = {args.k} exceeds n = {args.n}")
-        out = calculator.subsampled_shuffle(k=args.k, n=args.n, eps0=args.eps0, **common)
+        out = calculator.subsampled_shuffle(k=args.k, n=args.n, eps0=args.eps_ldp, **common)
     out["T"] = args.T
     if args.json:
         print(json.dumps(out, indent=1))

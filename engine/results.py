@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 
@@ -19,14 +20,15 @@ def load_results(path: str | Path) -> pd.DataFrame:
 
     Columns: ``spec``, the swept field under its theorem symbol (e.g. ``n``, ``eps0``; absent without a
     sweep), ``trial`` and one column per measurement (``excess_risk``, ``empirical_excess_risk``,
-    ``grad_variance``, ...). ``df.attrs`` holds ``checks`` (check id -> its result), ``params`` (one dict
+    ``grad_variance``, ...; a vector measurement, such as ``model``, holds one numpy array per trial). ``df.attrs`` holds ``checks`` (check id -> its result), ``params`` (one dict
     of resolved parameters per sweep point) and the run's ``seed``, ``code_version`` and ``command``.
     """
     r = json.loads(Path(path).read_text())
     symbol = r["sweep"]["symbol"] if r.get("sweep") else None
     frames = []
     for p in r["points"]:
-        m = pd.DataFrame(p["measurements"])
+        m = pd.DataFrame({k: [np.asarray(x) for x in v] if v and isinstance(v[0], list) else v
+                          for k, v in p["measurements"].items()})
         m.insert(0, "trial", range(len(m)))
         if symbol is not None:
             m.insert(0, symbol, p["value"])

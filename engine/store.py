@@ -178,14 +178,15 @@ def _layout(db: sqlite3.Connection, path: Path) -> str:
     raise ForeignStore(path, f"is not a privbench result store (it holds {_listing(objects)})")
 
 
-def _connect_ro(path: Path, header: bytes, brief: bool) -> sqlite3.Connection:
-    """A read-only connection. A WAL database without a -wal file (no connection has it open) is opened
-    immutable when the look is brief (an inspection: a read-only reader of a WAL database would otherwise
-    leave -wal and -shm files behind) or the directory is read-only (where a plain read-only reader cannot
-    open it at all)."""
+def _connect_ro(path: Path, header: bytes) -> sqlite3.Connection:
+    """A read-only connection that leaves nothing behind. A WAL database without a -wal file (no connection
+    has it open) is opened immutable: a plain read-only reader would create -wal and -shm files with the
+    database's permissions and leave them (a read-only -wal then makes the database unwritable for everyone
+    until it is removed), and in a read-only directory it cannot open the database at all. The price: a
+    process that starts writing to it meanwhile may make our reads fail as damaged (BrokenStore)."""
     wal = header[18:20] == b"\x02\x02" and not Path(f"{path}-wal").exists()
-    flags = "immutable=1" if wal and (brief or not os.access(path.parent, os.W_OK)) else "mode=ro"
-    return sqlite3.connect(f"{path.resolve().as_uri()}?{flags}", uri=True, timeout=TIMEOUT)
+    return sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if wal else 'mode=ro'}", uri=True,
+                           timeout=TIMEOUT)
 
 
 class Store:
@@ -197,7 +198,10 @@ class Store:
         self.read_only = read_only
         self.skipped_units = 0                          # units put() did not save (a read-only store)
         self.migrated_from: int | None = None           # the schema this open migrated from, if it did
-        self.db = self._open()
+        try:
+            self.db = self._open()
+        except OSError as e:                            # a folder that cannot be made or read, a file not readable
+            raise StoreError(self.path, f"cannot be opened ({e.strerror or e})") from None
 
     def _open(self) -> sqlite3.Connection:
         p = self.path
@@ -213,15 +217,12 @@ class Store:
             raise ForeignStore(p, "is a directory, not an SQLite database")
         if not p.is_file():
             raise ForeignStore(p, "is not a regular file")
-        try:
-            with open(p, "rb") as f:
-                header = f.read(100)
-        except OSError as e:
-            raise StoreError(p, f"cannot be read ({e.strerror})") from None
+        with open(p, "rb") as f:
+            header = f.read(100)
         if header and not header.startswith(MAGIC):
             raise ForeignStore(p, "is not an SQLite database")
         with _errors(p):
-            look = _connect_ro(p, header, brief=True)
+            look = _connect_ro(p, header)
             try:
                 found = _layout(look, p)
             finally:
@@ -234,7 +235,7 @@ class Store:
             raise StoreError(p, "is an empty database that cannot be written", f"make it writable or {_ANOTHER}")
         self.read_only = True
         with _errors(p):
-            db = _connect_ro(p, header, brief=False)
+            db = _connect_ro(p, header)
             try:
                 _layout(db, p)                          # the connection kept sees what the inspection saw
             except BaseException:

@@ -212,3 +212,24 @@ def test_privacy_calculator_shuffle_gives_both_bounds_and_inverts(capsys):
 def test_privacy_calculator_bad_input_is_one_line_exit_2(capsys, argv):
     assert main(argv) == 2
     assert len(_nonempty_lines(capsys.readouterr().err)) == 1
+
+
+def test_a_store_that_is_not_ours_is_refused_and_left_untouched(capsys, tmp_path, tiny_spec):
+    """--store at someone else's SQLite database (with tables named like ours): exit 2, one line, not one byte
+    changed (the store used to drop tables named points and trials)."""
+    import hashlib
+    import sqlite3
+
+    db = tmp_path / "theirs.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE points (id INTEGER, name TEXT)")
+    con.execute("CREATE TABLE trials (x REAL)")
+    con.execute("INSERT INTO points VALUES (1, 'keep me')")
+    con.commit()
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    rc = main(["run", str(tiny_spec[0]), "--store", str(db), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(_nonempty_lines(err)) == 1 and "not a privbench result store" in err
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not (tmp_path / "out").exists()

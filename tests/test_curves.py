@@ -45,7 +45,7 @@ def test_curve_run_report_and_paper_values(tmp_path):
     assert last["value"] == 1200 and last["lower"]["epsilon"] < last["upper"]["epsilon"]
     t = res["paper"][0]["rounds_for_it"]                        # the most rounds within the paper's 2.91
     p = spec.point(t)
-    at = lambda T: subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps0"], T=T, delta=p["delta"]).epsilon  # noqa: E731
+    at = lambda T: subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=T, delta=p["delta"]).epsilon  # noqa: E731
     assert 0 < t < 1200 and at(t) <= 2.91 < at(t + 1)
     json_path, md = render.write(res, tmp_path)
     text = md.read_text()

@@ -45,9 +45,20 @@ def kind_for(spec: Any) -> SpecKind:
     return SPEC_KINDS.get(getattr(spec, "kind", "learning"))
 
 
+def _eps_ldp(params: dict) -> dict:
+    return {("eps_ldp" if k == "eps0" else k): v for k, v in params.items()}
+
+
+def _renamed_eps_ldp(spec: dict) -> dict:
+    sweep = spec["sweep"]
+    return dict(spec, params=_eps_ldp(spec["params"]),
+                sweep=dict(sweep, field="eps_ldp") if sweep["field"] == "eps0" else sweep)
+
+
 def upgrade_results(results: Any, file: str) -> dict:
     """Results JSON of any version this code reads, as the current version (schema 1 -> 2: the learning kind is
-    named, ``shuffle_protocol`` became ``mechanism`` with its ``protocol`` key ``mechanism``); other versions or
+    named with the neighbouring relation it checked, ``shuffle_protocol`` became ``mechanism`` with its ``protocol``
+    key ``mechanism``, a privacy curve's local epsilon ``eps0`` is ``eps_ldp``); other versions or
     anything not a results file: a one-line SpecError."""
     if not isinstance(results, dict) or "schema" not in results or "name" not in results:
         raise SpecError(file, "", "not a results file written by `run` (a JSON object with schema and name)")
@@ -61,6 +72,11 @@ def upgrade_results(results: Any, file: str) -> dict:
                                                                       neighbouring=None))
             rel = THREAT_MODELS.get(results["spec"]["threat_model"]["kind"]).neighbouring
             results["neighbouring"] = None if rel is None else rel.as_dict() | {"text": rel.text}
+        if kind == "privacy_curve":       # the local randomizer's epsilon: eps0 -> eps_ldp (one name per quantity)
+            results["spec"] = _renamed_eps_ldp(results["spec"])
+            results["points"] = [dict(pt, params=_eps_ldp(pt["params"])) for pt in results["points"]]
+            if results["sweep"]["field"] == "eps0":
+                results["sweep"] = dict(results["sweep"], field="eps_ldp")
         if kind == "shuffle_protocol":
             results["mechanism"] = results.pop("protocol")
             results["spec"] = dict(results["spec"], kind="mechanism")

@@ -24,7 +24,7 @@ class Point:
     value: float | None
     params: Mapping[str, float]
     overridden: frozenset[str]
-    measurements: Mapping[str, np.ndarray]
+    measurements: Mapping[str, np.ndarray]       # per measure: (trials,) numbers, or (trials, k) vectors
     events: tuple[Event, ...]
     noise_sq_sum: float
     noise_coords: int

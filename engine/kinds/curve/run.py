@@ -25,11 +25,11 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
         t0 = time.perf_counter()
         point: dict = {"value": v, "params": p}
         for bound in ("upper", "lower"):
-            r = subsampled_shuffle.epsilon(bound, k=p["k"], n=p["n"], eps0=p["eps0"], T=p["T"], delta=p["delta"])
+            r = subsampled_shuffle.epsilon(bound, k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=p["T"], delta=p["delta"])
             point[bound] = {"epsilon": r.epsilon, "order": r.order, "grid_top": r.grid_top}
         point["baselines"] = {}
         for b in spec.baselines:
-            val = shuffle_baselines.baseline(b.name, k=p["k"], n=p["n"], eps0=p["eps0"], T=p["T"], delta=p["delta"],
+            val = shuffle_baselines.baseline(b.name, k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=p["T"], delta=p["delta"],
                                              convention=b.convention)
             point["baselines"][b.label] = {"epsilon": val.epsilon, "order": val.order}
         point["seconds"] = time.perf_counter() - t0
@@ -42,7 +42,7 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
                "rounds_for_it": rounds_to_reach(spec, pv.epsilon) if spec.sweep.field == "T" else None}
         if pv.at is not None:
             p = spec.point(pv.at)
-            ours = subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps0"], T=p["T"], delta=p["delta"])
+            ours = subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=p["T"], delta=p["delta"])
             row.update(ours_thm1=ours.epsilon, ratio=ours.epsilon / pv.epsilon)
         paper.append(row)
     counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "fail", "inconclusive", "inapplicable")}
@@ -59,7 +59,7 @@ def rounds_to_reach(spec: CurveSpec, eps: float, top: int = 10**7) -> int | None
     """The largest T at which Thm 1 (with Lemma 1) still certifies eps, by bisection (epsilon grows with T)."""
     def eps_at(T: int) -> float:
         p = spec.point(T)
-        return subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps0"], T=T, delta=p["delta"]).epsilon
+        return subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=T, delta=p["delta"]).epsilon
     if eps_at(1) > eps:
         return None
     lo, hi = 1, 2

@@ -1,5 +1,5 @@
 """Privacy-curve specs: an accountant's epsilon as a function of one parameter (rounds T, population n,
-sample k, eps0), with no learning run. ``kind: privacy_curve`` at the top of a YAML spec selects this model;
+sample k, the local randomizer's epsilon eps_ldp: seed 001's eps0), with no learning run. ``kind: privacy_curve`` at the top of a YAML spec selects this model;
 errors are one line naming the file and the field, as for learning specs (engine/kinds/learning/spec.py)."""
 from __future__ import annotations
 
@@ -13,19 +13,20 @@ from verifiers.accountants.shuffle_baselines import BASELINES
 from verifiers.checks.curves import CURVE_CHECKS, OWN_CURVES
 
 CURVE_MECHANISMS = ("subsampled-shuffle",)
-CURVE_FIELDS = {"subsampled-shuffle": ("T", "n", "k", "eps0")}
+CURVE_FIELDS = {"subsampled-shuffle": ("T", "n", "k", "eps_ldp")}
 
 
 class CurveParams(Strict):
     k: int = Field(ge=1, le=10**8, description="clients sampled per round")
     n: int = Field(ge=1, le=10**9, description="clients")
-    eps0: float = Field(gt=0, le=20, description="the local randomizer's LDP epsilon")
+    eps_ldp: float = Field(gt=0, le=20, description="the local randomizer's LDP epsilon (seed 001's eps0; the name "
+                                                     "CLDP-SGD's spec uses for it, see README 'one name per quantity')")
     T: int = Field(1, ge=1, le=10**7, description="rounds")
     delta: float = Field(gt=0, lt=1, description="delta of the (epsilon, delta) guarantee")
 
 
 class CurveSweep(Strict):
-    field: Literal["T", "n", "k", "eps0"]
+    field: Literal["T", "n", "k", "eps_ldp"]
     values: list[float] = Field(min_length=2)
 
 
@@ -107,8 +108,8 @@ class CurveSpec(Strict):
             if not 1 <= point["k"] <= point["n"]:
                 raise Problem("sweep.values", f"at {self.sweep.field} = {v}: need 1 <= k <= n "
                                               f"(k = {point['k']}, n = {point['n']})")
-            if point["eps0"] <= 0:
-                raise Problem("sweep.values", f"eps0 = {v} must be > 0")
+            if point["eps_ldp"] <= 0:
+                raise Problem("sweep.values", f"eps_ldp = {v} must be > 0")
         return self
 
     def point(self, value: float) -> dict:

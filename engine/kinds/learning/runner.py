@@ -130,6 +130,8 @@ def run_unit(unit: Unit) -> dict:
             part["grad_variance"] = out.grad_err
         if "empirical_excess_risk" in needs:
             part["empirical_excess_risk"] = _empirical(prob, records, out.w, spec.loss)
+        if "model" in needs:                     # a vector per trial: the released model
+            part["model"] = out.w
         part.update(out.extra)
         for k, v in part.items():
             cols.setdefault(k, []).append(np.asarray(v))
@@ -144,11 +146,16 @@ def run_unit(unit: Unit) -> dict:
     info = {"params": {k: float(v) for k, v in res.params.items()}, "provenance": provenance,
             "overridden": sorted(res.overridden), "event": event,
             "systematic": prob.systematic, "data_mode": prob.note, "materialised": materialise}
-    rows = {t: {"m": {k: float(v[k_]) for k, v in meas.items()}, "noise_sq": float(col["noise_sq"][k_]),
+    rows = {t: {"m": {k: _per_trial(v[k_]) for k, v in meas.items()}, "noise_sq": float(col["noise_sq"][k_]),
                 "noise_coords": int(col["noise_coords"][k_]), "silo_rounds": int(col["silo_rounds"][k_]),
                 "record_uses": int(col["record_uses"][k_]), "seconds": seconds / size}
             for k_, t in enumerate(unit.trials)}
     return {"point": unit.point, "info": info, "trials": rows, "code": code_identity()}
+
+
+def _per_trial(value: np.ndarray) -> float | list[float]:
+    """One trial's measurement as stored: a number, or a vector (a list of floats; JSON keeps float64 exactly)."""
+    return float(value) if np.ndim(value) == 0 else [float(x) for x in np.ravel(value)]
 
 
 def sub_batch(N: int, K: int, d: int) -> int:

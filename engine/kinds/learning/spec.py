@@ -309,7 +309,8 @@ def _fits_packaged(kind: str, N: int, n: int | None, at: str) -> None:
 
 def measurable(spec: Spec) -> set[str]:
     """The quantities the engine can measure for this data set, loss and algorithm."""
-    out: set[str] = {"ldp_variance", "ldp_bias"} if spec.threat_model.kind == "shuffle" else set()
+    out: set[str] = {"model"}                # the released model, a vector per trial
+    out |= {"ldp_variance", "ldp_bias"} if spec.threat_model.kind == "shuffle" else set()
     d, one_pass = spec.data, _one_pass(spec)
     if d.kind not in PACKAGED and d.mode == "sco":
         out.add("excess_risk")

@@ -10,6 +10,7 @@ from scipy.optimize import brentq
 
 from algorithms import audit as mech_audit
 from algorithms import mechanisms
+from algorithms.events import GaussianRelease
 from algorithms.losses import Squared
 from engine.kinds.learning import runner
 from tests.helpers import tiny_onepass, verdicts
@@ -117,3 +118,40 @@ def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkey
     monkeypatch.setattr(gaussian, "noise_multiplier", lambda event, L: 2 * real(event, L))
     res = privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None)
     assert res.verdict == "fail" and "accountant" in res.summary
+
+
+def test_the_audit_of_a_composed_event_sums_its_releases_and_stays_below_the_accountant():
+    """A tree of Gaussian releases is audited as one transcript (the log-likelihood ratios of independent releases
+    add up): four copies of a release leak more than one (the lower bound grows), and no more than dp-accounting
+    composes for them (the lower bound stays below the accountant's epsilon of the same tree)."""
+    from algorithms.events import ComposedEvent, SelfComposedEvent, to_dict
+    from engine.kinds.learning import audit, problem
+    from verifiers.accountants import epsilon
+
+    spec = tiny_onepass()
+    prob = problem.build(spec, runner.problem_seed(spec.seed), np.random.default_rng(0))
+    leaf = GaussianRelease(sigma=1.5, batch_size=1, pool_size=100, sampling="disjoint", rounds=1, max_record_uses=1)
+    params = {"d": 10, "delta0": 1e-5, "sigma": 1.5}
+    run = lambda event: audit.run(spec, prob, params, to_dict(event), seed=1, value_key=0, trials=40_000,  # noqa: E731
+                                  confidence=0.95)
+    one, four = run(leaf), run(SelfComposedEvent(leaf, 4))
+    assert four["epsilon_lower"] > one["epsilon_lower"] > 0
+    L = prob.consts["L"]
+    assert four["epsilon_lower"] <= epsilon((SelfComposedEvent(leaf, 4),), L=L, delta=1e-5)[0]
+    # the same releases written as a composition of leaves give the same transcript law
+    flat = run(ComposedEvent((leaf, leaf, leaf, leaf)))
+    assert abs(flat["epsilon_lower"] - four["epsilon_lower"]) < 0.25
+
+
+def test_an_audit_refuses_a_tree_it_cannot_simulate():
+    from algorithms.events import ComposedEvent, ShuffledLDPRelease, to_dict
+    from engine.kinds.learning import audit, problem
+
+    spec = tiny_onepass()
+    prob = problem.build(spec, runner.problem_seed(spec.seed), np.random.default_rng(0))
+    leaf = GaussianRelease(sigma=1.5, batch_size=1, pool_size=100, sampling="disjoint", rounds=1, max_record_uses=1)
+    ldp = ShuffledLDPRelease(eps_ldp=1.0, batch_size=10, pool_size=100, randomizer="r_inf", clip=1.0, dimension=3,
+                             rounds=5, max_record_uses=1)
+    with pytest.raises(ValueError, match="no audit composes shuffled_ldp"):
+        audit.run(spec, prob, {"d": 10, "delta0": 1e-5}, to_dict(ComposedEvent((leaf, ldp))), seed=1, value_key=0,
+                  trials=2000, confidence=0.95)

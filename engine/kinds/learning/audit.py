@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from algorithms import audit as mech_audit
+from algorithms import events as ev_
 from algorithms import ldp
 from verifiers import audit as stat_audit
 from verifiers.accountants import subsampled_shuffle
@@ -22,47 +23,98 @@ WORK_BUDGET = 2e7          # sampler draws per side; the trial count is cut to f
 
 def run(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float,
         budget: float = WORK_BUDGET) -> dict:
-    if event.get("kind") == "shuffled_ldp":
-        return _local_randomizer(params, event, seed=seed, value_key=value_key, trials=trials, confidence=confidence)
+    """The audit of the point's privacy event (a stored event dict; a tree of events too), by its kind."""
+    kind = event.get("kind", "gaussian")
+    if kind not in AUDITS:
+        raise ValueError(f"no privacy audit for a {kind} event; audits exist for {', '.join(AUDITS)}")
+    return AUDITS[kind](spec, prob, params, event, seed=seed, value_key=value_key, trials=trials,
+                        confidence=confidence, budget=budget)
+
+
+def _canary_distance(spec, prob, params: dict) -> tuple[float, dict]:
+    """The worst neighbouring pair of records the loss allows on the data domain: (gradient distance, the pair)."""
     loss = prob.loss if prob.loss.smooth else prob.loss.envelope(params["beta_s"])
-    data = spec.data
     if spec.loss.kind == "squared":
         y_max = float(prob.population.y_max)
         ys: tuple[float, ...] = (-y_max, 0.0, y_max)
     else:
         ys = (-1.0, 1.0)
-    dist, pair = mech_audit.worst_pair(loss, r=data.radius, rho=spec.loss.diameter / 2, y_values=ys,
-                                       d=int(params["d"]))
+    return mech_audit.worst_pair(loss, r=spec.data.radius, rho=spec.loss.diameter / 2, y_values=ys, d=int(params["d"]))
+
+
+def _gaussian_plan(event: dict, trials: int, budget: float) -> tuple[int, float, int, str, float]:
+    """(rounds, q, pool, the attack in words, sampler values per trial) of one Gaussian release's canary."""
     K, n = int(event["batch_size"]), int(event["pool_size"])
     if event["sampling"] == "disjoint":
-        rounds, q = 1, 1.0
-        attack = ("one-pass: the canary's batch round is given to the attacker; likelihood-ratio test on that "
-                  "round's release")
-        per_trial = 1.0
-    else:
-        rounds, q = int(event["rounds"]), K / n
-        attack = (f"a fresh K-subset per round: the canary is read with probability K/n = {q:.3g} in each of "
-                  f"{rounds} rounds; likelihood-ratio test of the whole transcript (mixture over reads)")
-        per_trial = rounds * (K if K * K <= n else n)   # sampler values per trial
+        return 1, 1.0, (K if K * K <= n else n), ("one-pass: the canary's batch round is given to the attacker; "
+                                                  "likelihood-ratio test on that round's release"), 1.0
+    rounds, q = int(event["rounds"]), K / n
+    attack = (f"a fresh K-subset per round: the canary is read with probability K/n = {q:.3g} in each of "
+              f"{rounds} rounds; likelihood-ratio test of the whole transcript (mixture over reads)")
+    return rounds, q, (K if K * K <= n else n), attack, rounds * (K if K * K <= n else n)
+
+
+def _gaussian(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float,
+              budget: float) -> dict:
+    dist, pair = _canary_distance(spec, prob, params)
+    K, n = int(event["batch_size"]), int(event["pool_size"])
+    rounds, q, pool, attack, per_trial = _gaussian_plan(event, trials, budget)
     used = int(min(trials, max(1000, budget // per_trial)))
     if used < trials:
         attack += f"; {used} transcripts per side (of {trials} asked: the work budget)"
     reads = mech_audit.canary_reads(event["sampling"], n=n, K=K, rounds=rounds)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 3], spawn_key=(value_key,)))
-    pool = K if K * K <= n else n
     s_d, s_dp = mech_audit.scores(reads, rounds=rounds, shift=dist / K, sigma=float(params["sigma"]), q=q,
                                   trials=used, rng=rng, pool=pool)
     bound = stat_audit.lower_bound(s_d, s_dp, delta=float(params["delta0"]), confidence=confidence)
     attack += "; half of them choose the test's threshold, the other half are counted"
+    return _summary(bound, confidence) | {"shift": dist / K, "gradient_distance": dist, "pair": pair,
+                                          "rounds": rounds, "q": q, "attack": "gradient canary: " + attack}
+
+
+def _composed(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float,
+              budget: float) -> dict:
+    """A tree of Gaussian releases on the same data: the canary enters every leaf (each run as often as the tree
+    says) with independent noise, so the whole transcript's log-likelihood ratio is the sum of the leaves'; the
+    same threshold test and Clopper-Pearson limits then bound the composition's epsilon from below."""
+    flat = ev_.leaves(ev_.from_dict(event))
+    other = sorted({leaf.kind for leaf, _ in flat} - {"gaussian"})
+    if other:
+        raise ValueError(f"no audit composes {', '.join(other)} releases with others (a composed event's leaves "
+                         f"must all be Gaussian releases)")
+    dist, pair = _canary_distance(spec, prob, params)
+    plans = [(leaf, count, _gaussian_plan(ev_.to_dict(leaf), trials, budget)) for leaf, count in flat]
+    per_trial = sum(count * plan[4] for _, count, plan in plans)
+    used = int(min(trials, max(1000, budget // per_trial)))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 3], spawn_key=(value_key,)))
+    s_d, s_dp = np.zeros(used), np.zeros(used)
+    for leaf, count, (rounds, q, pool, _, _) in plans:
+        assert isinstance(leaf, ev_.GaussianRelease)
+        reads = mech_audit.canary_reads(leaf.sampling, n=leaf.pool_size, K=leaf.batch_size, rounds=rounds)
+        for _ in range(count):
+            a, b = mech_audit.scores(reads, rounds=rounds, shift=dist / leaf.batch_size, sigma=leaf.sigma, q=q,
+                                     trials=used, rng=rng, pool=pool)
+            s_d, s_dp = s_d + a, s_dp + b
+    bound = stat_audit.lower_bound(s_d, s_dp, delta=float(params["delta0"]), confidence=confidence)
+    attack = (f"gradient canary in each of {sum(c for _, c in flat)} Gaussian releases of a composed event "
+              f"({len(flat)} distinct), the transcript's log-likelihood ratio summed over them; {used} transcripts "
+              f"per side; half of them choose the test's threshold, the other half are counted")
+    shift = max(dist / leaf.batch_size for leaf, _ in flat)
+    return _summary(bound, confidence) | {"shift": shift, "gradient_distance": dist, "pair": pair,
+                                          "rounds": sum(c * plan[0] for _, c, plan in plans), "q": 1.0,
+                                          "attack": attack}
+
+
+def _summary(bound, confidence: float) -> dict:
     lb = bound.epsilon_lower
     return {"epsilon_lower": lb if math.isfinite(lb) else 1e300, "threshold": bound.threshold,
             "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper, "false_positives": bound.false_positives,
             "false_negatives": bound.false_negatives, "trials_per_side": bound.trials_per_side,
-            "confidence": confidence, "shift": dist / K, "gradient_distance": dist, "pair": pair,
-            "rounds": rounds, "q": q, "attack": "gradient canary: " + attack}
+            "confidence": confidence}
 
 
-def _local_randomizer(params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float) -> dict:
+def _local_randomizer(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int,
+                      confidence: float, budget: float) -> dict:
     """Audit the eps_ldp claim of the clients' randomizer: ``trials`` messages from each of the two extreme
     inputs, scored by the exact log-likelihood ratio of the message (from the randomizer's stated distribution;
     the messages come from its sampler, so a sampler that leaks more than the table says is caught)."""
@@ -81,14 +133,14 @@ def _local_randomizer(params: dict, event: dict, *, seed: int, value_key: int, t
     exact = float(np.max(np.abs(llr)))
     per_round = subsampled_shuffle.epsilon("upper", k=int(event["batch_size"]), n=int(event["pool_size"]), eps0=eps, T=1,
                                     delta=float(params["delta0"])).epsilon
-    lb = bound.epsilon_lower
-    return {"epsilon_lower": lb if math.isfinite(lb) else 1e300, "threshold": bound.threshold,
-            "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper, "false_positives": bound.false_positives,
-            "false_negatives": bound.false_negatives, "trials_per_side": bound.trials_per_side,
-            "confidence": confidence, "shift": 2 * C, "rounds": 1, "q": 1.0,
+    return _summary(bound, confidence) | {
+            "shift": 2 * C, "rounds": 1, "q": 1.0,
             "epsilon_claimed": eps, "epsilon_upper": exact, "upper_name": "exact epsilon of the randomizer",
             "attack": (f"local randomizer {R.name}: {trials} messages from each of the inputs C 1 and -C 1 (C = {C:.4g}, "
                        f"where every output's probability is extremal), scored by the exact log-likelihood ratio; "
                        f"half of them choose the threshold, the other half are counted. The central epsilon of the "
                        f"shuffled rounds is not audited by simulation (Thm 1 puts one round at {per_round:.3g} at this "
                        f"delta; the accounting check bounds the composition above by Thm 1 and below by Thm 2)")}
+
+
+AUDITS = {"gaussian": _gaussian, "shuffled_ldp": _local_randomizer, "composed": _composed, "self_composed": _composed}

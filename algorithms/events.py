@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import ClassVar
 
+from algorithms.registry import Registry
+
 
 @dataclass(frozen=True)
 class GaussianRelease:
@@ -108,10 +110,9 @@ class SelfComposedEvent:
 
 
 Event = Leaf | ComposedEvent | SelfComposedEvent
-EVENT_KINDS: dict[str, type] = {"gaussian": GaussianRelease, "shuffled_ldp": ShuffledLDPRelease,
-                                "shuffle_sum": ShuffleSumRelease,
-                                "shuffled_gaussian": ShuffledGaussianRelease}
-NODE_KINDS: dict[str, type] = {"composed": ComposedEvent, "self_composed": SelfComposedEvent}
+EVENT_KINDS: Registry[type] = Registry.of("privacy event kind", ((c.kind, c) for c in (
+    GaussianRelease, ShuffledLDPRelease, ShuffleSumRelease, ShuffledGaussianRelease)))
+NODE_KINDS: Registry[type] = Registry.of("event node kind", ((c.kind, c) for c in (ComposedEvent, SelfComposedEvent)))
 
 
 def to_dict(event: Event) -> dict:
@@ -131,8 +132,8 @@ def from_dict(d: dict) -> Event:
         return SelfComposedEvent(from_dict(d["event"]), int(d["count"]))
     fields = {k: v for k, v in d.items() if k != "kind"}
     if kind not in EVENT_KINDS:
-        raise ValueError(f"unknown privacy event kind {kind!r}; known: {', '.join([*EVENT_KINDS, *NODE_KINDS])}")
-    return EVENT_KINDS[kind](**fields)
+        raise ValueError(f"unknown privacy event kind {kind!r}; known: {', '.join(EVENT_KINDS.names() + NODE_KINDS.names())}")
+    return EVENT_KINDS.get(kind)(**fields)
 
 
 def leaves(event: Event, count: int = 1) -> list[tuple[Leaf, int]]:

@@ -16,6 +16,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
+from algorithms.registry import Registry
+
 
 class LinearModelLoss(abc.ABC):
     """phi(z, y, xsq) with z = <w, x>, xsq = ||x||^2, plus the ridge term (mu/2)||w||^2. A loss defines
@@ -159,4 +161,5 @@ class MoreauHinge(LinearModelLoss):
         return r + self.mu * rho, self.beta_s + self.mu
 
 
-LOSSES: dict[str, Callable[..., LinearModelLoss]] = {"squared": Squared, "logistic": Logistic, "hinge": Hinge}
+LOSSES: Registry[Callable[..., LinearModelLoss]] = Registry.of("loss", (("squared", Squared), ("logistic", Logistic),
+                                                                        ("hinge", Hinge)))

@@ -7,8 +7,10 @@ tested the moment it is registered:
   point and two trials;
 - every theorem with terms (verifiers.theorems.THEOREMS) evaluates to a finite positive number at the resolved
   parameters of one of its algorithms (``SKIP`` lists the exceptions, with reasons);
-- every check kind (verifiers.checks.CHECKS, the curve and mechanism kinds, the comparison's ordering) has a test
-  that makes it return ``fail`` (``FAILING_TESTS``);
+- every check kind (verifiers.checks.CHECKS, the curve kinds, every mechanism's kinds, the comparison's ordering) has
+  a test that makes it return ``fail`` (``FAILING_TESTS``);
+- every mechanism (catalog.MECHANISMS) has a shipped spec, a threat model, sweepable parameters its model has, and a
+  failing test for every check kind it allows;
 - every privacy event kind has an accountant;
 - every spec kind (engine.kinds.SPEC_KINDS) has a shipped spec.
 """
@@ -24,7 +26,8 @@ import numpy as np
 import pytest
 
 from algorithms import events
-from catalog import ALGORITHMS, AlgorithmEntry, Resolved
+from catalog import ALGORITHMS, MECHANISMS, AlgorithmEntry, MechanismEntry, Resolved
+from catalog.base import MechanismParams
 from engine import kinds
 from engine.kinds.comparison.spec import OrderingCheck
 from engine.kinds.learning import problem, runner
@@ -33,8 +36,8 @@ from verifiers.accountants import ACCOUNTANTS
 from verifiers.accountants.base import Accountant
 from verifiers.checks import CHECKS
 from verifiers.checks.curves import CURVE_CHECKS
-from verifiers.checks.mechanism import PROTOCOL_CHECKS
 from verifiers.theorems import THEOREMS
+from verifiers.threat_models import THREAT_MODELS
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILES = sorted((ROOT / "specs").glob("*.yaml"))
@@ -192,7 +195,7 @@ FAILING_TESTS = {
     "bounds_ordered": "tests/test_curves.py::test_bounds_ordered_fails_when_the_bounds_are_swapped",
     "ratio_claim": "tests/test_shuffle_baselines.py::test_curve_checks_decide_and_can_fail",
     "curves_ordered": "tests/test_shuffle_baselines.py::test_curve_checks_decide_and_can_fail",
-    # verifiers.checks.mechanism.PROTOCOL_CHECKS
+    # the mechanisms' check registries (catalog.MECHANISMS; verifiers/checks/mechanism.py)
     "protocol_privacy": "tests/test_shuffle_sum.py::test_noise_below_the_calibration_is_caught_by_privacy",
     "protocol_unbiased": "tests/test_shuffle_sum.py::test_biased_estimator_is_caught_by_unbiased",
     "protocol_mse": "tests/test_shuffle_sum.py::test_noise_reduced_inside_the_sampler_is_caught_by_mse",
@@ -202,7 +205,11 @@ FAILING_TESTS = {
 
 def _registered_check_kinds() -> list[str]:
     ordering = list(typing.get_args(OrderingCheck.model_fields["kind"].annotation))
-    return sorted(set(CHECKS.names()) | set(CURVE_CHECKS.names()) | set(PROTOCOL_CHECKS.names()) | set(ordering))
+    return sorted(set(CHECKS.names()) | set(CURVE_CHECKS.names()) | set(_mechanism_check_kinds()) | set(ordering))
+
+
+def _mechanism_check_kinds() -> list[str]:
+    return sorted({kind for _, e in MECHANISMS.items() for kind in e.checks.names()})
 
 
 @functools.cache
@@ -229,6 +236,22 @@ def test_the_failing_tests_table_covers_exactly_the_registered_kinds():
         f"listed but not registered: {sorted(set(FAILING_TESTS) - registered)}")
 
 
+@pytest.mark.parametrize("name", MECHANISMS.names())
+def test_every_mechanism_has_a_spec_a_threat_model_and_failing_tests_for_its_checks(name):
+    e: MechanismEntry = MECHANISMS.get(name)
+    assert e.name == name and e.description and e.citation, f"{name}: needs its name, a description and a citation"
+    assert e.threat_model in THREAT_MODELS, f"{name}: threat model {e.threat_model!r} is not in verifiers/threat_models.py"
+    assert issubclass(e.params, MechanismParams), f"{name}: its params model must derive from MechanismParams"
+    fields = set(e.params.model_fields)
+    assert set(e.sweepable) <= fields, f"{name}: sweepable {e.sweepable} not all parameters of {sorted(fields)}"
+    assert set(e.whole) <= set(e.sweepable), f"{name}: whole {e.whole} must be sweepable parameters"
+    assert e.checks.names(), f"{name} allows no check kind"
+    missing = [k for k in e.checks.names() if k not in FAILING_TESTS]
+    assert not missing, f"{name}: check kinds {missing} have no failing test in FAILING_TESTS"
+    shipped = [stem for stem, spec in _shipped() if kinds.kind_for(spec).name == "mechanism" and spec.mechanism == name]
+    assert shipped, f"mechanism {name!r} has no spec in specs/"
+
+
 # --------------------------------------------------------------------------------------------------------------
 # (d) privacy events and their accountants
 
@@ -242,9 +265,9 @@ def test_every_event_class_has_an_accountant():
         assert EVENT_KINDS_BY_CLASS.get(cls) == cls.kind, f"{cls.__name__} is not registered in EVENT_KINDS"
 
 
-@pytest.mark.parametrize("kind", sorted(events.EVENT_KINDS))
+@pytest.mark.parametrize("kind", events.EVENT_KINDS.names())
 def test_every_event_kind_has_an_accountant(kind):
-    cls = events.EVENT_KINDS[kind]
+    cls = events.EVENT_KINDS.get(kind)
     assert cls.kind == kind, f"EVENT_KINDS[{kind!r}] is {cls.__name__}, whose kind is {cls.kind!r}"
     assert cls in ACCOUNTANTS, f"event kind {kind!r} ({cls.__name__}) has no accountant in verifiers.accountants"
 

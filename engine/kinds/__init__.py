@@ -77,6 +77,9 @@ def upgrade_results(results: Any, file: str) -> dict:
             results["points"] = [dict(pt, params=_eps_ldp(pt["params"])) for pt in results["points"]]
             if results["sweep"]["field"] == "eps0":
                 results["sweep"] = dict(results["sweep"], field="eps_ldp")
+        if kind == "comparison":          # its runs' own results, nested
+            results["sweeps"] = [dict(sw, runs={k: upgrade_results(v, file) for k, v in sw["runs"].items()})
+                                 for sw in results["sweeps"]]
         if kind == "shuffle_protocol":
             results["mechanism"] = results.pop("protocol")
             results["spec"] = dict(results["spec"], kind="mechanism")

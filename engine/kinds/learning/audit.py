@@ -88,8 +88,10 @@ def _composed(spec, prob, params: dict, event: dict, *, seed: int, value_key: in
     used = int(min(trials, max(1000, budget // per_trial)))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 3], spawn_key=(value_key,)))
     s_d, s_dp = np.zeros(used), np.zeros(used)
+    shifts = []
     for leaf, count, (rounds, q, pool, _, _) in plans:
         assert isinstance(leaf, ev_.GaussianRelease)
+        shifts.append(dist / leaf.batch_size)
         reads = mech_audit.canary_reads(leaf.sampling, n=leaf.pool_size, K=leaf.batch_size, rounds=rounds)
         for _ in range(count):
             a, b = mech_audit.scores(reads, rounds=rounds, shift=dist / leaf.batch_size, sigma=leaf.sigma, q=q,
@@ -99,8 +101,7 @@ def _composed(spec, prob, params: dict, event: dict, *, seed: int, value_key: in
     attack = (f"gradient canary in each of {sum(c for _, c in flat)} Gaussian releases of a composed event "
               f"({len(flat)} distinct), the transcript's log-likelihood ratio summed over them; {used} transcripts "
               f"per side; half of them choose the test's threshold, the other half are counted")
-    shift = max(dist / leaf.batch_size for leaf, _ in flat)
-    return _summary(bound, confidence) | {"shift": shift, "gradient_distance": dist, "pair": pair,
+    return _summary(bound, confidence) | {"shift": max(shifts), "gradient_distance": dist, "pair": pair,
                                           "rounds": sum(c * plan[0] for _, c, plan in plans), "q": 1.0,
                                           "attack": attack}
 

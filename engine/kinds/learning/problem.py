@@ -35,7 +35,7 @@ class Problem:
 
 def build(spec: Spec, problem_seed: int, point_rng: np.random.Generator) -> Problem:
     data, lspec = spec.data, spec.loss
-    loss = LOSSES[lspec.kind](mu=lspec.mu)
+    loss = LOSSES.get(lspec.kind)(mu=lspec.mu)
     rho = lspec.diameter / 2
     base: dict[str, float] = {"mu": lspec.mu, "D": lspec.diameter}
     prov = {"mu": "spec (loss.mu)", "D": "spec (loss.diameter)"}

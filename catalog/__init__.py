@@ -3,16 +3,27 @@ any spec override applied: the run and the checks then use what was actually res
 
 One module per paper part holds its resolvers, its calibration formulas and the tuple ``ENTRIES`` of its
 registry entries; ``catalog/base.py`` holds what they share. Adding a paper part is one module and one line
-of ``PAPERS``. The catalog sits above ``algorithms/`` (the numerics) and ``verifiers/`` (some calibrations
-are set by an accountant), and neither imports it.
+of ``PAPERS``. Mechanisms (the ``mechanism`` spec kind) likewise: a module's tuple ``MECHANISM_ENTRIES``, named in
+one line of ``MECHANISM_MODULES``, builds ``MECHANISMS``. The catalog sits above ``algorithms/`` (the numerics)
+and ``verifiers/`` (some calibrations are set by an accountant), and neither imports it.
 """
 from __future__ import annotations
 
 from algorithms.registry import Registry
-from catalog import baselines, cldp_001, isrl_004, sdp_004, shuffle_000, shuffle_000_agd, shuffle_000_gd
-from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved
+from catalog import (
+    baselines,
+    cldp_001,
+    isrl_004,
+    sdp_004,
+    shuffle_000,
+    shuffle_000_agd,
+    shuffle_000_gd,
+    shuffle_000_sums,
+)
+from catalog.base import MAX_ROUNDS, AlgorithmEntry, MechanismEntry, ResolutionError, Resolved
 
-__all__ = ["ALGORITHMS", "MAX_ROUNDS", "PAPERS", "AlgorithmEntry", "ResolutionError", "Resolved"]
+__all__ = ["ALGORITHMS", "MAX_ROUNDS", "MECHANISMS", "MECHANISM_MODULES", "PAPERS", "AlgorithmEntry", "MechanismEntry",
+           "ResolutionError", "Resolved"]
 
 PAPERS = (
     isrl_004,           # seed 004, ISRL-DP: Algorithms 1 and 2
@@ -25,3 +36,10 @@ PAPERS = (
 )
 
 ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for paper in PAPERS for e in paper.ENTRIES))
+
+MECHANISM_MODULES = (
+    shuffle_000_sums,   # seed 000: P_1D and P_VEC
+)
+
+MECHANISMS: Registry[MechanismEntry] = Registry.of(
+    "mechanism", ((e.name, e) for module in MECHANISM_MODULES for e in module.MECHANISM_ENTRIES))

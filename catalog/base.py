@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from algorithms import acsa
+from algorithms.registry import Registry
 
 MAX_ROUNDS = 2_000_000
 
@@ -93,3 +97,58 @@ def stich_eta(*, mu: float, beta: float, r0: float, R: int, c: float) -> float:
     """Lemma D.5 (Stich 2019; L593-603, instantiated L644-648 with a=mu, g=2 beta, T=R):
     eta = min{1/g, ln(max{2, a^2 r0 T^2 / c}) / (a T)}."""
     return min(1 / (2 * beta), math.log(max(2.0, mu**2 * r0 * R**2 / c)) / (mu * R))
+
+
+class MechanismParams(BaseModel):
+    """The base of a mechanism's parameter model (``MechanismEntry.params``): strict about unknown keys, frozen, no
+    NaN or infinity. Each field has bounds and a description; the mechanism spec validates its ``params`` and every
+    sweep point with it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class RuleError(ValueError):
+    """A cross-field problem of one point's parameters (``MechanismEntry.rules``): a one-line message, and the
+    parameter to blame when there is one (the spec then names ``params.<field>``)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class MechanismEntry:
+    """A mechanism the ``mechanism`` spec kind runs many times at each sweep point (engine/kinds/mechanism/).
+
+    ``params``: the model of its parameters (a ``MechanismParams``); ``sweepable``: the parameters a spec may sweep,
+    ``whole`` those of them that take whole numbers; ``rules(params)``: raises ``ValueError`` (a ``RuleError`` to
+    name the parameter) with a one-line message for a cross-field problem of one point.
+    ``run_point(params, trials, seq)``: one point, ``trials`` runs, every random stream spawned from the
+    ``SeedSequence`` the engine hands it; returns the point's JSON-ready dict (the engine puts ``value`` first).
+    ``checks``: the check functions a spec of it may name, each ``check(check, name, points) -> CheckResult``;
+    ``threat_model``: a name in verifiers/threat_models.py; ``report(results) -> (bullets, body)``: the markdown lines
+    of the report that are its own: the bullets under the verdicts (what ran, its privacy) and the body after the
+    plot (the table of points)."""
+
+    name: str
+    description: str
+    citation: str
+    params: type[MechanismParams]
+    sweepable: tuple[str, ...]
+    whole: tuple[str, ...]
+    rules: Callable[[Mapping[str, Any]], None]
+    run_point: Callable[[dict, int, np.random.SeedSequence], dict]
+    checks: Registry
+    threat_model: str
+    report: Callable[[dict], tuple[list[str], list[str]]]
+
+
+def fmt(x: object) -> str:
+    """A number in a report table, as engine/markdown.py's ``fmt`` writes it (the catalog cannot import engine/)."""
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, (int, float)):
+        return f"{x:.4g}"
+    return str(x)

@@ -251,14 +251,12 @@ def cmd_validate(args) -> int:
 def cmd_list(args) -> int:
     from algorithms.ldp import RANDOMIZERS
     from algorithms.losses import LOSSES
-    from catalog import ALGORITHMS
+    from catalog import ALGORITHMS, MECHANISMS
     from engine.kinds import SPEC_KINDS
     from engine.kinds.learning import spec as learning
-    from engine.kinds.mechanism.spec import MECHANISMS
     from verifiers.accountants.shuffle_baselines import BASELINES, CONVENTIONS
     from verifiers.checks import CHECKS
     from verifiers.checks.curves import CURVE_CHECKS
-    from verifiers.checks.mechanism import PROTOCOL_CHECKS
     from verifiers.theorems import THEOREMS
     from verifiers.threat_models import THREAT_MODELS
 
@@ -270,8 +268,8 @@ def cmd_list(args) -> int:
         rel = f"; neighbours: {tm.neighbouring.unit}/{tm.neighbouring.change}" if tm.neighbouring else ""
         print(f"  {name:<8} {tm.description}{rel}")
     print("data sets:")
-    for name, text in learning.DATA_KINDS.items():
-        print(f"  {name:<16} {text}; losses: {', '.join(learning.LOSSES_FOR[name])}")
+    for name, dk in learning.DATA_KINDS.items():
+        print(f"  {name:<16} {dk.description}; losses: {', '.join(dk.losses)}")
     print("losses:")
     for name, cls in LOSSES.items():
         print(f"  {name:<9} {(cls.__doc__ or '').strip().splitlines()[0]}")
@@ -290,9 +288,9 @@ def cmd_list(args) -> int:
     print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
     print("privacy-curve check kinds:\n  " + "\n  ".join(CURVE_CHECKS.names()))
     print("mechanisms (kind: mechanism):")
-    for name, text in MECHANISMS.items():
-        print(f"  {name:<6} {text}")
-    print("mechanism check kinds:\n  " + "\n  ".join(PROTOCOL_CHECKS.names()))
+    for name, m in MECHANISMS.items():
+        print(f"  {name:<6} [{m.threat_model}] {m.description}; {m.citation}; sweepable: {', '.join(m.sweepable)}; "
+              f"check kinds: {', '.join(m.checks.names())}")
     print("privacy-curve baselines (seed 001, Figure 2):")
     for name, text in BASELINES.items():
         print(f"  {name:<12} {text}; conventions: {', '.join(CONVENTIONS)}")

@@ -13,8 +13,8 @@ from scipy.stats import binom
 
 from algorithms import shuffle_sum as ss
 from engine.kinds.learning import spec as spec_mod
-from engine.kinds.mechanism import run as protocols
-from engine.kinds.mechanism.spec import parse_mechanism as parse_protocol
+from engine.kinds.mechanism import run as mechanism_run
+from engine.kinds.mechanism.spec import parse_mechanism
 from tests.helpers import ROOT, verdicts
 from verifiers.accountants import binomial_privacy as bp
 
@@ -119,11 +119,11 @@ def _spec(name: str, **change) -> dict:
 
 
 def _tiny_p1d():
-    return parse_protocol(_spec("p1d_sum", trials=20000, sweep={"field": "eps", "values": [1.0, 4.0]}), "t.yaml")
+    return parse_mechanism(_spec("p1d_sum", trials=20000, sweep={"field": "eps", "values": [1.0, 4.0]}), "t.yaml")
 
 
 def test_clean_protocol_runs_pass():
-    assert verdicts(protocols.run(_tiny_p1d())) == {"privacy": "pass", "unbiased": "pass", "mse": "pass"}
+    assert verdicts(mechanism_run.run(_tiny_p1d())) == {"privacy": "pass", "unbiased": "pass", "mse": "pass"}
 
 
 def test_noise_below_the_calibration_is_caught_by_privacy(monkeypatch):
@@ -134,7 +134,7 @@ def test_noise_below_the_calibration_is_caught_by_privacy(monkeypatch):
         return ss.P1DParams(g=prm.g, b=prm.b, p=prm.p / 3, Delta=prm.Delta)
 
     monkeypatch.setattr(ss, "lemma31", less_noise)
-    v = verdicts(protocols.run(_tiny_p1d()))
+    v = verdicts(mechanism_run.run(_tiny_p1d()))
     assert v["privacy"] == "fail"
     assert v["mse"] == "pass"           # the runs have the noise the (wrong) parameters declare
 
@@ -146,7 +146,7 @@ def test_noise_reduced_inside_the_sampler_is_caught_by_mse(monkeypatch):
         return real(x, ss.P1DParams(g=prm.g, b=prm.b, p=prm.p / 3, Delta=prm.Delta), rng) + prm.b * x.shape[-1] * prm.p * 2 / 3
 
     monkeypatch.setattr(ss, "p1d_count", leaky)
-    v = verdicts(protocols.run(_tiny_p1d()))
+    v = verdicts(mechanism_run.run(_tiny_p1d()))
     assert v["mse"] == "fail"
     assert v["privacy"] == "pass"       # computed from the declared parameters: only the runs show it
 
@@ -159,13 +159,13 @@ def test_biased_rounding_is_caught_by_unbiased(monkeypatch):
 
     monkeypatch.setattr(ss, "_round", floor_only)
     raw = _spec("pvec_sum", trials=400, sweep={"field": "eps", "values": [4.0, 8.0]})
-    assert verdicts(protocols.run(parse_protocol(raw, "t.yaml")))["unbiased"] == "fail"
+    assert verdicts(mechanism_run.run(parse_mechanism(raw, "t.yaml")))["unbiased"] == "fail"
 
 
 def test_biased_estimator_is_caught_by_unbiased(monkeypatch):
     real = ss.p1d_estimate
     monkeypatch.setattr(ss, "p1d_estimate", lambda count, n, prm: real(count, n, prm) + prm.Delta / prm.g * 2)
-    v = verdicts(protocols.run(_tiny_p1d()))
+    v = verdicts(mechanism_run.run(_tiny_p1d()))
     assert v["unbiased"] == "fail"
 
 
@@ -173,18 +173,40 @@ def test_protocol_spec_errors():
     raw = _spec("p1d_sum")
     raw["params"] = dict(raw["params"], eps=20)
     with pytest.raises(spec_mod.SpecError, match="params.eps"):
-        parse_protocol(raw, "x.yaml")
+        parse_mechanism(raw, "x.yaml")
     raw = _spec("p1d_sum")
     raw["params"] = dict(raw["params"], d=3)
     with pytest.raises(spec_mod.SpecError, match="params.d: p1d sums scalars"):
-        parse_protocol(raw, "x.yaml")
+        parse_mechanism(raw, "x.yaml")
     raw = _spec("pvec_sum", sweep={"field": "n", "values": [10, 12.5]})
     with pytest.raises(spec_mod.SpecError, match="sweep.values: 12.5"):
-        parse_protocol(raw, "x.yaml")
+        parse_mechanism(raw, "x.yaml")
     raw = _spec("pvec_sum")
     raw["checks"] = [{"id": "a", "kind": "protocol_privcy"}]
     with pytest.raises(spec_mod.SpecError, match="did you mean 'protocol_privacy'"):
-        parse_protocol(raw, "x.yaml")
+        parse_mechanism(raw, "x.yaml")
+    # the entry decides: the mechanism's name, what may be swept, its parameters' keys and every point's rules
+    with pytest.raises(spec_mod.SpecError, match=r"mechanism: .*unknown mechanism 'pvc' \(did you mean 'pvec'\?\)"):
+        parse_mechanism(_spec("pvec_sum", mechanism="pvc"), "x.yaml")
+    with pytest.raises(spec_mod.SpecError, match="sweep.field: p1d cannot sweep 'd'; sweepable: n, eps, delta"):
+        parse_mechanism(_spec("p1d_sum", sweep={"field": "d", "values": [1, 2]}), "x.yaml")
+    raw = _spec("p1d_sum")
+    raw["params"] = dict(raw["params"], Detla=1.0)
+    with pytest.raises(spec_mod.SpecError, match=r"params.Detla: unknown key \(did you mean 'Delta'\?\)"):
+        parse_mechanism(raw, "x.yaml")
+    with pytest.raises(spec_mod.SpecError, match=r"sweep.values: n d = 2000000 inputs per run \(allowed: <= 1000000\)"):
+        parse_mechanism(_spec("pvec_sum", sweep={"field": "n", "values": [10, 200_000]}), "x.yaml")
+
+
+def test_mechanism_spec_points_keep_the_parameter_models_types():
+    """The stored parameters are the entry's model dump (defaults filled in, whole numbers as int), and a sweep
+    point casts the swept whole-number parameter to int: the results' JSON types depend on it."""
+    spec = parse_mechanism(_spec("pvec_sum", sweep={"field": "n", "values": [10, 20]}), "t.yaml")
+    assert spec.model_dump(mode="json")["params"] == {"n": 50, "eps": 1.0, "delta": 1e-6, "Delta": 1.0, "d": 10}
+    p = spec.point(20.0)
+    assert p == {"n": 20, "eps": 1.0, "delta": 1e-6, "Delta": 1.0, "d": 10} and type(p["n"]) is int
+    spec = parse_mechanism(_spec("p1d_sum"), "t.yaml")
+    assert spec.params["d"] == 1 and type(spec.point(0.5)["eps"]) is float
 
 
 def _tiny_sgd(**over):
@@ -244,7 +266,7 @@ def test_biased_noise_is_caught_by_unbiased(monkeypatch):
         return real(n, ss.P1DParams(g=prm.g, b=int(prm.b * 1.001) + 1, p=prm.p, Delta=prm.Delta), shape, rng)
 
     monkeypatch.setattr(ss, "_noise", more_ones)
-    assert verdicts(protocols.run(_tiny_p1d()))["unbiased"] == "fail"
+    assert verdicts(mechanism_run.run(_tiny_p1d()))["unbiased"] == "fail"
 
 
 def test_spec_errors_survive_worker_processes_and_counts_are_whole():

@@ -3,13 +3,14 @@ naming the file, the field path, the value and what is allowed (engine/specbase.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from algorithms import datasets
 from algorithms.registry import UnknownName, choice_message
 from catalog import ALGORITHMS
+from engine.kinds.learning.data import DATA_KINDS, PackagedData, SphereLinearData, SphereLogisticData
 from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, format_error
 from verifiers.checks import CHECKS, Facts, Misfit
 from verifiers.theorems import THEOREMS
@@ -68,63 +69,13 @@ class ThreatModel(Strict):
         return THREAT_MODELS.get(self.kind).neighbouring
 
 
-class Participation(Strict):
-    low: int = Field(ge=1, description="fewest silos available in a round")
-    high: int = Field(ge=1, description="most silos available in a round (<= N)")
-
-
-MODE: Any = Field("sco", description="sco: every trial draws a fresh data set (population risk); "
-                                "erm: one data set per sweep point, shared by all trials (empirical risk)")
-
-
-class SphereLinearData(Strict):
-    kind: Literal["sphere_linear"] = Field(description="synthetic linear regression, x uniform on a sphere")
-    N: int = Field(ge=1, le=10_000, description="silos")
-    n: int = Field(ge=1, le=10_000_000, description="records per silo")
-    d: int = Field(ge=1, le=100_000, description="dimension")
-    radius: float = Field(1.0, gt=0, description="||x|| of every record")
-    label_noise: float = Field(0.1, ge=0, description="y = <w*_i, x> + Uniform[-s, s]")
-    w_norm: float = Field(0.5, ge=0, description="norm of the common centre of the silo optima")
-    heterogeneity: float = Field(0.0, ge=0, le=1, description="0: i.i.d. silos; h: w*_i = c + h ||c|| e_i")
-    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
-    mode: Literal["sco", "erm"] = MODE
-
-
-class SphereLogisticData(Strict):
-    kind: Literal["sphere_logistic"] = Field(
-        description="synthetic binary classification, x uniform on a sphere, P(y=1|x) = 1/(1+exp(-<w*_i,x>))")
-    N: int = Field(ge=1, le=10_000, description="silos")
-    n: int = Field(ge=1, le=10_000_000, description="records per silo")
-    d: int = Field(ge=1, le=100_000, description="dimension")
-    radius: float = Field(1.0, gt=0, description="||x|| of every record")
-    w_norm: float = Field(2.0, ge=0, description="norm of the common centre of the silo models (signal strength)")
-    heterogeneity: float = Field(0.0, ge=0, le=1, description="0: i.i.d. silos; h: w*_i = c + h ||c|| e_i")
-    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
-    mode: Literal["sco", "erm"] = MODE
-    eval_records: int = Field(100_000, ge=1000, le=10_000_000,
-                              description="size of the independent sample the population risk is estimated on")
-
-
-class PackagedData(Strict):
-    kind: Literal["breast_cancer", "digits"] = Field(
-        description="scikit-learn's bundled Wisconsin breast cancer data (569 x 30) or 8x8 digits (1797 x 64)")
-    N: int = Field(ge=1, le=1797, description="silos")
-    n: int | None = Field(None, ge=1, le=1797, description="records per silo (default: all that fit)")
-    radius: float = Field(1.0, gt=0, description="records are scaled so that max ||x|| = radius")
-    split: Literal["random", "label_skew"] = Field("random", description="how records are dealt to silos")
-    participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
-    mode: Literal["erm"] = Field("erm", description="a fixed data set: ERM only")
-
-
-PACKAGED = ("breast_cancer", "digits")
-Data = Annotated[SphereLinearData | SphereLogisticData | PackagedData, Field(discriminator="kind")]
-DATA_KINDS = {"sphere_linear": "synthetic linear regression, x uniform on a sphere, closed-form population risk",
-              "sphere_logistic": "synthetic logistic-model classification, population risk on a large independent sample",
-              "breast_cancer": "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM",
-              "digits": "scikit-learn's bundled 8x8 digits (1797 records, d = 64, label: digit >= 5), dealt to N "
-                        "silos; ERM"}
-LOSSES_FOR = {"sphere_linear": ("squared",), "sphere_logistic": ("logistic", "hinge"),
-              "breast_cancer": ("logistic", "hinge"), "digits": ("logistic", "hinge")}
+PACKAGED = tuple(name for name, k in DATA_KINDS.items() if k.packaged)
+if TYPE_CHECKING:       # the type checker sees the models registered when this was written; pydantic, the registry's
+    DataModel = SphereLinearData | SphereLogisticData | PackagedData
+else:
+    DataModel = Union[tuple(dict.fromkeys(k.model for _, k in DATA_KINDS.items()))]
+Data = Annotated[DataModel, Field(discriminator="kind")]
+LOSSES_FOR = {name: k.losses for name, k in DATA_KINDS.items()}
 
 
 class Loss(Strict):
@@ -335,8 +286,8 @@ def _check_sweep_value(field: str, v: float) -> None:
         raise ValueError(f"sweep value {v} for {field} must be in (0, 1)")
 
 
-DATA_MODELS: dict[str, type[BaseModel]] = {"sphere_linear": SphereLinearData, "sphere_logistic": SphereLogisticData,
-                                           "breast_cancer": PackagedData, "digits": PackagedData}
+DATA_MODELS: dict[str, type[BaseModel]] = {name: k.model for name, k in DATA_KINDS.items()}
+
 
 
 def parse(raw: Any, file: str) -> Spec:

@@ -1,90 +1,126 @@
-"""Mechanism specs: a registered mechanism (today seed 000's summation protocols P_1D and P_VEC) with the paper's
-parameters, run many times on fixed inputs, its privacy computed from the parameters as run. ``kind: mechanism`` at
-the top of a YAML spec selects this model (``kind: shuffle_protocol`` before results schema 2); errors are one line
-naming the file and the field, as for learning specs."""
+"""Mechanism specs: a mechanism of the registry ``catalog.MECHANISMS`` (today seed 000's summation protocols P_1D
+and P_VEC) with its parameters, run many times at each sweep point, with the checks its entry allows.
+``kind: mechanism`` at the top of a YAML spec selects this model (``kind: shuffle_protocol`` before results
+schema 2). The entry decides what ``params`` holds (its parameter model), what may be swept, which cross-field
+rules every point must meet and which check kinds apply; errors are one line naming the file and the field, as
+for learning specs."""
 from __future__ import annotations
 
-from typing import Literal
+import difflib
+from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
-from engine.specbase import Problem, Strict, Verdict, check_ids, parse_model
-from verifiers.checks.mechanism import PROTOCOL_CHECKS
-
-MAX_VALUES = 10**6                 # n d input values per run
-MECHANISMS = {"p1d": "seed 000, Algorithm 1 (P_1D, L105-128): shuffle sum of scalars in [0, Delta], Lemma 3.1",
-              "pvec": "seed 000, Algorithm 2 (P_VEC, L142-149): shuffle sum of vectors of norm <= Delta_2, Thm 3.2"}
-
-
-class ProtocolParams(Strict):
-    n: int = Field(ge=1, le=10**6, description="users")
-    eps: float = Field(gt=0, le=15, description="the claimed epsilon (the paper's results need eps <= 15)")
-    delta: float = Field(ge=1e-12, lt=0.5, description="the claimed delta (the paper's results need delta < 1/2)")
-    Delta: float = Field(1.0, gt=0, description="p1d: inputs in [0, Delta]; pvec: Delta_2, inputs of norm <= Delta_2")
-    d: int = Field(1, ge=1, le=10_000, description="pvec: dimension")
+from algorithms.registry import choice_message
+from catalog import MECHANISMS, MechanismEntry
+from engine.specbase import Problem, Strict, Verdict, check_ids, format_error, parse_model
 
 
-class ProtocolSweep(Strict):
-    field: Literal["n", "eps", "delta", "d"]
+def _params_doc() -> str:
+    return "the mechanism's parameters; " + "; ".join(
+        f"{name}: {', '.join(e.params.model_fields)}" for name, e in MECHANISMS.items())
+
+
+class MechanismSweep(Strict):
+    field: str = Field(description="a parameter the mechanism lets a spec sweep; " + "; ".join(
+        f"{name}: {', '.join(e.sweepable)}" for name, e in MECHANISMS.items()))
     values: list[float] = Field(min_length=2)
 
 
-class ProtocolCheck(Strict):
+class MechanismCheck(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    kind: str
+    kind: str = Field(description="a check kind the mechanism allows; " + "; ".join(
+        f"{name}: {', '.join(e.checks.names())}" for name, e in MECHANISMS.items()))
     confidence: float = Field(0.999, gt=0.5, lt=1, description="statistical checks: the test's level")
 
-    @field_validator("kind")
-    @classmethod
-    def _kind(cls, v: str) -> str:
-        PROTOCOL_CHECKS.get(v)
-        return v
 
-
-class ProtocolSpec(Strict):
+class MechanismSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: Literal["mechanism"]
     description: str
-    mechanism: Literal["p1d", "pvec"] = Field(description="; ".join(f"{k}: {v}" for k, v in MECHANISMS.items()))
-    params: ProtocolParams
-    trials: int = Field(ge=100, le=10**7, description="protocol runs per sweep point (on the same inputs)")
+    mechanism: str = Field(description="; ".join(f"{k}: {e.citation}" for k, e in MECHANISMS.items()))
+    params: dict[str, int | float] = Field(description=_params_doc(), json_schema_extra={
+        "x-params-by-mechanism": {name: e.params.model_json_schema() for name, e in MECHANISMS.items()}})
+    trials: int = Field(ge=100, le=10**7, description="mechanism runs per sweep point")
     seed: int = Field(ge=0)
-    sweep: ProtocolSweep | None = None
-    checks: list[ProtocolCheck] = Field(min_length=1)
+    sweep: MechanismSweep | None = None
+    checks: list[MechanismCheck] = Field(min_length=1)
     expect: dict[str, Verdict] = Field(default_factory=dict)
     expect_quick: dict[str, Verdict] = Field(default_factory=dict)
     notes: str = ""
 
+    @field_validator("mechanism")
+    @classmethod
+    def _mechanism(cls, v: str) -> str:
+        if v not in MECHANISMS:
+            raise ValueError(choice_message("mechanism", v, MECHANISMS.names()))
+        return v
+
+    @field_validator("params", mode="wrap")
+    @classmethod
+    def _params(cls, v: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> dict:
+        """The entry's parameter model validates the parameters; they are stored as it dumps them (defaults filled
+        in, its field order, whole numbers as int)."""
+        name = info.data.get("mechanism")
+        if not isinstance(name, str) or name not in MECHANISMS:
+            return handler(v)
+        model = MECHANISMS.get(name).params
+        try:
+            return model.model_validate(v).model_dump()
+        except ValidationError as e:
+            path, msg = format_error(e.errors()[0], model)
+            raise Problem(f"params.{path}" if path else "params", msg) from None
+
     @model_validator(mode="after")
-    def _rules(self) -> ProtocolSpec:
+    def _rules(self) -> MechanismSpec:
+        entry = self.entry
+        for i, c in enumerate(self.checks):
+            if c.kind not in entry.checks:
+                raise Problem(f"checks.{i}.kind", choice_message(f"{self.mechanism} check kind", c.kind,
+                                                                 entry.checks.names()))
         check_ids(self.checks, self.expect, self.expect_quick)
-        if self.mechanism == "p1d" and (self.params.d != 1 or (self.sweep and self.sweep.field == "d")):
-            raise Problem("params.d", "p1d sums scalars: d must be 1 (and cannot be swept)")
+        field = self.sweep.field if self.sweep else None
+        if field is not None and field not in entry.sweepable:
+            hint = difflib.get_close_matches(field, entry.sweepable, n=1)
+            raise Problem("sweep.field", f"{self.mechanism} cannot sweep {field!r}"
+                          + (f" (did you mean {hint[0]!r}?)" if hint else "") + f"; sweepable: {', '.join(entry.sweepable)}")
+        where = "sweep.values" if field else "params"
         for v in self.values():
-            point = self.params.model_dump() | ({self.sweep.field: v} if self.sweep else {})
-            if self.sweep and v is not None and self.sweep.field in ("n", "d") and (v != int(v) or v < 1):
-                raise Problem("sweep.values", f"{v} for {self.sweep.field} must be a whole number >= 1")
+            if field in entry.whole and v is not None and v != int(v):
+                raise Problem(where, f"{v} for {field} must be a whole number")
             try:
-                ProtocolParams.model_validate(point)
+                point = entry.params.model_validate(self.params | ({field: v} if field else {})).model_dump()
             except ValidationError as e:
                 err = e.errors()[0]
-                raise Problem("sweep.values" if self.sweep else "params",
-                              f"{v}: {err['loc'][0]} {err['msg'].lower()}") from None
-            if point["n"] * point["d"] > MAX_VALUES:
-                raise Problem("sweep.values" if self.sweep else "params",
-                              f"n d = {point['n'] * point['d']:.0f} inputs per run (allowed: <= {MAX_VALUES})")
+                raise Problem(where, f"{v}: {err['loc'][0]} {err['msg'].lower()}") from None
+            try:
+                entry.rules(point)
+            except ValueError as e:
+                blame = getattr(e, "field", None)
+                raise Problem(f"params.{blame}" if blame and blame != field else where, str(e)) from None
         return self
+
+    @property
+    def entry(self) -> MechanismEntry:
+        return MECHANISMS.get(self.mechanism)
 
     def values(self) -> list[float | None]:
         return list(self.sweep.values) if self.sweep else [None]
 
     def point(self, value: float | None) -> dict:
-        p = self.params.model_dump()
+        """The parameters of one sweep point (the swept whole-number parameters as int)."""
+        p = dict(self.params)
         if self.sweep is not None and value is not None:
-            p[self.sweep.field] = value
-        p["n"], p["d"] = int(p["n"]), int(p["d"])
+            p[self.sweep.field] = int(value) if self.sweep.field in self.entry.whole else value
         return p
 
 
-def parse_mechanism(raw: dict, file: str) -> ProtocolSpec:
-    return parse_model(ProtocolSpec, raw, file)
+def parse_mechanism(raw: dict, file: str) -> MechanismSpec:
+    return parse_model(MechanismSpec, raw, file)

@@ -112,7 +112,7 @@ def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkey
                "attack": "gradient canary at distance 2L"}
     point = checks.Point(value=None, params={"L": L, "delta0": DELTA, "eps0": 100.0}, overridden=frozenset(),
                          measurements={}, events=(event,), noise_sq_sum=0.0, noise_coords=0, audit=summary)
-    spec = checks.CheckSpec(id="audit", kind="privacy_audit")
+    spec = checks.CheckSpec(id="audit", kind="privacy_audit", confidence=0.95)
     assert privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None).verdict == "pass"
     real = gaussian.noise_multiplier
     monkeypatch.setattr(gaussian, "noise_multiplier", lambda event, L: 2 * real(event, L))

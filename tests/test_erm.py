@@ -109,7 +109,7 @@ def test_a_vacuous_bound_is_inapplicable_never_pass():
               "risk_max": 0.2, "stich_mu": 0.0}
     pt = checks.Point(value=None, params=params, overridden=frozenset(), measurements={
         "empirical_excess_risk": np.full(10, 0.19)}, events=(), noise_sq_sum=0.0, noise_coords=0)
-    spec = checks.CheckSpec(id="b", kind="bound")
+    spec = checks.CheckSpec(id="b", kind="bound", confidence=0.95)
     res = bound.bound(spec, isrl_004.LEMMA_D6_1, [pt], None)
     assert res.verdict == "inapplicable" and "vacuous" in res.summary
     small = {**params, "sigma": 0.01, "eta": 0.05, "R": 4000}          # bound 0.035 < sup_W F - F* = 0.2

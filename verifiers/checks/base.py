@@ -6,9 +6,10 @@ by default."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from algorithms.events import Event
 from verifiers.theorems.base import Theorem
@@ -34,18 +35,35 @@ class Point:
     audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/kinds/learning/audit.py)
 
 
-@dataclass(frozen=True)
-class CheckSpec:
-    id: str
+class CheckSpec(BaseModel):
+    """A check as a spec states it, and (with its theorem and confidence resolved by the engine) as its kind
+    receives it: one definition for both. The learning spec's ``Check`` (engine/kinds/learning/spec.py) adds the
+    registry look-ups of ``kind`` and ``theorem``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: str
     theorem: str | None = None
     variable: str | None = None
     term: str | None = None
-    tol: float = 0.1
-    confidence: float = 0.95
-    min_rounds: int = 20
-    audit_trials: int = 100_000
-    saturation: str = "bound"
+    tol: float = Field(0.1, ge=0, le=1)
+    confidence: float | None = Field(None, gt=0.5, lt=1, description="default: 0.999 for noise_calibration, else 0.95")
+    min_rounds: int = Field(20, ge=1)
+    audit_trials: int = Field(100_000, ge=1000, le=10_000_000,
+                              description="privacy_audit: transcripts simulated on each side of the neighbouring pair")
+    saturation: Literal["bound", "measured"] = Field(
+        "bound", description="rate: a point is saturated (no rate can show) where the theorem's bound with its "
+                             "constants set to 1 reaches min(sup_W F - F*, F(w0) - F*) (bound), or where the "
+                             "measured mean reaches half of it (measured: for O() theorems whose constant-1 bound "
+                             "is far above the measured risk)")
+
+    @property
+    def level(self) -> float:
+        """The confidence of the check's test, as resolved by the engine (the spec's, or the kind's default)."""
+        if self.confidence is None:
+            raise ValueError(f"check {self.id!r}: its confidence was never resolved (the engine sets it)")
+        return self.confidence
 
 
 @dataclass(frozen=True)
@@ -74,7 +92,7 @@ class CheckResult:
 def result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **kw) -> CheckResult:
     return CheckResult(id=check.id, kind=check.kind, theorem=None if thm is None else thm.name,
                        citation="" if thm is None else f"{thm.citation} [inventory: {thm.inventory}]",
-                       verdict=verdict, confidence=kw.pop("confidence", check.confidence), summary=summary,
+                       verdict=verdict, confidence=kw.pop("confidence", check.level), summary=summary,
                        measured=kw.pop("measured", None), bound=kw.pop("bound", None), **kw)
 
 

@@ -29,7 +29,7 @@ def bound(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> 
     bounds = [thm.evaluate(p.params) for p in points]
     vacuous = [thm.measures in RISK_MEASURES and b >= p.params.get("risk_max", math.inf) for p, b in zip(points, bounds)]
     n_inf = vacuous.count(False)
-    conf = 1 - (1 - check.confidence) / max(n_inf, 1)     # Bonferroni over the informative sweep points
+    conf = 1 - (1 - check.level) / max(n_inf, 1)     # Bonferroni over the informative sweep points
     rows: list[dict[str, Any]] = []
     verdict, need = "pass", None
     for p, b, vac in zip(points, bounds, vacuous):

@@ -27,7 +27,7 @@ def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: 
     if failed:
         return result(check, thm, "inapplicable", f"the calibration's conditions fail: {'; '.join(failed)} (the "
                                                    f"privacy_accounting check still bounds the run's epsilon)")
-    alpha = (1 - check.confidence) / len(points)
+    alpha = (1 - check.level) / len(points)
     rows: list[dict[str, Any]] = []
     verdict, worst = "pass", 0.0
     for p in points:
@@ -48,7 +48,7 @@ def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: 
                      "formula_matches": formula_ok, "released_var_ratio": ratio, "p_value": pval,
                      "noise_values": p.noise_coords, "detectable_ratio": power})
     summary = (f"resolved sigma vs the SymPy calibration (rel. tol {SIGMA_REL_TOL:g}); released noise "
-               f"variance / sigma^2 by a two-sided chi-square test at level {1 - check.confidence:g} "
+               f"variance / sigma^2 by a two-sided chi-square test at level {1 - check.level:g} "
                f"(Bonferroni over {len(points)} point(s)); worst |ratio - 1| = {worst:.2e}")
     return result(check, thm, verdict, summary, measured=1 + worst, bound=1.0, rows=tuple(rows))
 

@@ -47,7 +47,7 @@ def privacy_audit(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Cont
     attack = (points[0].audit or {}).get("attack", "")
     upper = (points[0].audit or {}).get("upper_name", "accountant")
     summary = (f"{attack}; epsilon lower bound at delta {points[0].params['delta0']:g} with "
-               f"Clopper-Pearson limits at {check.confidence:g}: worst {worst['epsilon_audit_lower']:.3g} <= "
+               f"Clopper-Pearson limits at {check.level:g}: worst {worst['epsilon_audit_lower']:.3g} <= "
                f"claimed {worst['epsilon_claimed']:g} ({upper} {worst['epsilon_upper']:.3g})"
                + ("" if verdict == "pass" else "; FAILS: " + "; ".join(reasons)))
     return result(check, thm, verdict, summary, measured=worst["epsilon_audit_lower"], bound=worst["epsilon_claimed"],

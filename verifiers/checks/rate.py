@@ -52,7 +52,7 @@ def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> C
         if parts[term] < others:
             dominated.append(p.value)
         x = p.measurements[thm.measures]
-        ci = stats.mean_ci(x, check.confidence)
+        ci = stats.mean_ci(x, check.level)
         total = sum(parts.values())
         rows.append({"point": p.value, "mean": ci.mean, "se": ci.se, "term": parts[term], "other_terms": others,
                      "hidden_constant": ci.mean / total, "rounds": p.params["R"]})
@@ -79,7 +79,7 @@ def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> C
     xs = np.log(np.array([p.value for p in points], dtype=float))
     ys = np.log([r["mean"] for r in rows])
     ses = np.array([r["se"] / r["mean"] for r in rows])
-    fit = stats.weighted_slope(xs, ys, ses, check.confidence)
+    fit = stats.weighted_slope(xs, ys, ses, check.level)
     # the term's own slope over the swept range: the exponent itself for a power law, bent by log factors
     # (e.g. log(T)/sqrt(T)), which a finite sweep sees; the check allows the flatter of the two
     local = float(np.polyfit(xs, np.log([r["term"] for r in rows]), 1)[0])
@@ -90,7 +90,7 @@ def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> C
              if check.saturation == "measured" else "")
     bend = (f", {local:.3f} over the swept range (its log factors)" if abs(local - exponent) > 1e-6 else "")
     summary = (f"slope of log mean {thm.measures} vs log {var}: {fit.slope:.3f} "
-               f"(CI {fit.lower:.3f} .. {fit.upper:.3f} at {check.confidence:g}); the theorem's {term} term "
+               f"(CI {fit.lower:.3f} .. {fit.upper:.3f} at {check.level:g}); the theorem's {term} term "
                f"gives exponent {exponent:.3f} (SymPy){bend}, tolerance {check.tol:g}: pass if the CI's upper end "
                f"<= {limit:.3f}; hidden constant measured/bound ranges {min(hc):.3g} .. {max(hc):.3g} "
                f"(ratio {max(hc) / min(hc):.2f})" + guard)

@@ -27,7 +27,7 @@ def unbiased(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) 
     the sum of u over all messages of all trials is a martingale; z = sum u / sqrt(sum u^2) is then standard
     normal (martingale CLT). Two-sided test at the check's level (Bonferroni over the points); inconclusive
     unless it would see a bias of BIAS_POWER x C (the input ball's radius)."""
-    alpha = (1 - check.confidence) / len(points)
+    alpha = (1 - check.level) / len(points)
     zq = stats.z_quantile(1 - alpha / 2)
     rows: list[dict[str, Any]] = []
     verdict = "pass"

@@ -31,7 +31,7 @@ from engine.kinds.learning import audit, problem
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
 from engine.store import Store, code_hash, run_key
-from verifiers.checks import CHECKS, VERDICTS, CheckSpec, Context, Point
+from verifiers.checks import CHECKS, VERDICTS, Context, Point
 from verifiers.theorems import THEOREMS
 
 MEMORY_BUDGET = 256 * 2**20        # bytes of record data held at once per unit of trials
@@ -346,9 +346,7 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
     for c in spec.checks:
         thm = THEOREMS.get(c.theorem or entry.privacy_theorem)
         kind = CHECKS.get(c.kind)
-        cs = CheckSpec(id=c.id, kind=c.kind, theorem=thm.name, variable=c.variable, term=c.term, tol=c.tol,
-                       confidence=c.confidence or kind.confidence, min_rounds=c.min_rounds,
-                       audit_trials=c.audit_trials, saturation=c.saturation)
+        cs = c.model_copy(update={"theorem": thm.name, "confidence": c.confidence or kind.confidence})
         out.append(_jsonable(asdict(kind.evaluate(cs, thm, pts, ctx))))
     return out
 

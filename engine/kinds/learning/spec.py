@@ -12,7 +12,7 @@ from algorithms.registry import UnknownName, choice_message
 from catalog import ALGORITHMS
 from engine.kinds.learning.data import DATA_KINDS, PackagedData, SphereLinearData, SphereLogisticData
 from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, format_error
-from verifiers.checks import CHECKS, Facts, Misfit
+from verifiers.checks import CHECKS, CheckSpec, Facts, Misfit
 from verifiers.theorems import THEOREMS
 from verifiers.threat_models import CHANGES, THREAT_MODELS, UNITS, Neighbouring
 
@@ -99,22 +99,8 @@ class Algorithm(Strict):
         return v
 
 
-class Check(Strict):
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    kind: str
-    theorem: str | None = None
-    variable: str | None = None
-    term: str | None = None
-    tol: float = Field(0.1, ge=0, le=1)
-    confidence: float | None = Field(None, gt=0.5, lt=1, description="default: 0.999 for noise_calibration, else 0.95")
-    min_rounds: int = Field(20, ge=1)
-    audit_trials: int = Field(100_000, ge=1000, le=10_000_000,
-                              description="privacy_audit: transcripts simulated on each side of the neighbouring pair")
-    saturation: Literal["bound", "measured"] = Field(
-        "bound", description="rate: a point is saturated (no rate can show) where the theorem's bound with its "
-                             "constants set to 1 reaches min(sup_W F - F*, F(w0) - F*) (bound), or where the "
-                             "measured mean reaches half of it (measured: for O() theorems whose constant-1 bound "
-                             "is far above the measured risk)")
+class Check(CheckSpec):
+    """A learning spec's check: verifiers' CheckSpec with its kind and theorem looked up in the registries."""
 
     @field_validator("kind")
     @classmethod

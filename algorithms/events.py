@@ -76,7 +76,7 @@ class ShuffleSumRelease:
 class ShuffledGaussianRelease:
     """Shuffled Noisy MB-SGD (seed 004, Thm 5.1 / G.1): every round ``silos_per_round`` of the ``silos`` silos (a
     uniform subset) each sent grad f(w, x) + N(0, sigma^2 I_d) for ONE uniform record of its ``pool_size`` (K = 1),
-    and the shuffler passed the server the reports in random order. Accounted by verifiers/shuffled_gaussian.py."""
+    and the shuffler passed the server the reports in random order. Accounted by verifiers/accountants/shuffled_gaussian.py."""
 
     kind: ClassVar[str] = "shuffled_gaussian"
     sigma: float

@@ -1,7 +1,8 @@
 """A small registry: short spec names -> implementations, one registry per kind.
 
-Registration is explicit: each package's registry module lists its entries (``Registry.of``), never an
-import-time side effect of the implementation module itself.
+A registry is built in one place per kind, from what its package lists (``Registry.of`` over a tuple of entries or
+modules) or, for check kinds, from the ``CHECK`` of every module of verifiers/checks/, read there; an implementation
+module never registers itself in someone else's registry when it is imported.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@
 every round and K = 1 (L1166): each of the M silos sends grad f(w_r, x) + N(0, sigma^2 I_d) for one uniform record of
 its own; a shuffler permutes the M reports (L238) and the server averages them. The average does not depend on the
 order, so the simulation sums the reports directly (a permutation would change nothing the server computes; what
-the shuffler changes is what the server can attribute, which the accountant, verifiers/shuffled_gaussian.py, prices).
+the shuffler changes is what the server can attribute, which the accountant, verifiers/accountants/shuffled_gaussian.py, prices).
 
 ``run_sdp_acsa``: SDP Accelerated Noisy MB-SGD (Algorithm 6, L1251-1271): the one-pass Algorithm 1 (algorithms/acsa.py)
 where the M_r silos send their K un-noised per-record gradients at w_md and the server receives

@@ -3,17 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalog.base import fmt
+
+__all__ = ["ICON", "check_heading", "fmt", "rows_table", "save_epsilon_plot"]
+
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
-
-
-def fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, (int, float)):
-        return f"{x:.4g}"
-    return str(x)
 
 
 def check_heading(ch: dict) -> list[str]:

@@ -1,4 +1,4 @@
-"""Seed 004's shuffle-DP variants: the accountant of Shuffled Noisy MB-SGD (verifiers/shuffled_gaussian.py) against
+"""Seed 004's shuffle-DP variants: the accountant of Shuffled Noisy MB-SGD (verifiers/accountants/shuffled_gaussian.py) against
 the seed's closed form (21), FMT's published example and an independent mpmath recomputation; the search for Thm
 G.1's constant C; and planted faults in both algorithms (algorithms/sdp_fl.py)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 001's RDP bounds for the subsampled shuffle model (verifiers/shuffle_001.py): the printed Thm 2 sum,
+"""Seed 001's RDP bounds for the subsampled shuffle model (verifiers/accountants/subsampled_shuffle.py): the printed Thm 2 sum,
 an exact Renyi divergence of binary randomized response computed independently, the bounds' order and
 monotonicity, and numerics at the extremes the issue names."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 001's Figure 2 baselines (verifiers/shuffle_baselines.py) against independent evaluations: brute-force
+"""Seed 001's Figure 2 baselines (verifiers/accountants/shuffle_baselines.py) against independent evaluations: brute-force
 enumeration, mpmath, the FMT authors' published example, and the exact optimal composition."""
 from __future__ import annotations
 

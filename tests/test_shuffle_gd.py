@@ -1,5 +1,5 @@
 """Seed 000's P_GD (Algorithm 5, algorithms/shuffle_gd.py): its schedule, every user in every round, the descent
-and output corrections, the accounting over T calls (verifiers/binomial_bucketed.py), Lemma B.6's advanced
+and output corrections, the accounting over T calls (verifiers/accountants/binomial_bucketed.py), Lemma B.6's advanced
 composition, and two planted faults with the check that catches each."""
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ event's class; a new event kind's accountant is one module and one line below).
 - Gaussian releases (ISRL silos, the central curator, local users): dp-accounting's PLD and RDP accountants
   (``gaussian.py``).
 - P_VEC's binomial counts (seed 000's shuffle sums): exact PLDs of the canary pairs, bucketed for huge binomials
-  (``shuffle_sum.py``, ``binomial_privacy.py``, ``binomial_bucketed.py``).
+  (``pvec.py``, ``binomial_privacy.py``, ``binomial_bucketed.py``).
 - A shuffled LDP release (seed 001's subsampled shuffle mechanism, CLDP-SGD) has no library accountant: its
   epsilon is seed 001's Thm 1 composed over the rounds and converted by Lemma 1 (``subsampled_shuffle.py``), which
   is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is reported next to it.

@@ -1,7 +1,7 @@
 """P_VEC's privacy over many calls when its binomial is too large to tabulate (seed 000's P_GD: n b ~ 10^16 trials per
 count, a +-20 sd window of 10^9 counts), as a pessimistic privacy loss distribution built from buckets of counts.
 
-verifiers/binomial_privacy.pld_epsilon tabulates every count of the window; here the window is cut into buckets of
+verifiers/accountants/binomial_privacy.pld_epsilon tabulates every count of the window; here the window is cut into buckets of
 w consecutive counts. Every canary pair is a pair of shifts of the same log-concave law (the count is
 xhat_u + S + Bin(m, p), xhat_u on one side below the other's support), so the likelihood ratio is monotone in the
 count (Karlin's MLR theorem): the privacy loss log P(k)/Q(k) falls with k and log Q(k)/P(k) rises. Each bucket's P

@@ -13,7 +13,7 @@ proof of Thm G.1, L1168-1170, with its O() steps replaced by the published bound
 2. Amplification by shuffling of M (eps0, delta0)-DP reports: Feldman, McMillan & Talwar 2020b ("Hiding among the
    clones", the seed's citation, L1168), Thm 3.8: (eps_sh, delta_s + (e^eps_sh + 1)(1 + e^-eps0/2) M delta0)-DP,
    where eps_sh is their pure-DP amplification bound at eps0. We take eps_sh from their numerical bound (exact
-   binomial tails of the dominating pair, verifiers/shuffle_baselines.fmt_epsilon, valid for every eps0) and bound
+   binomial tails of the dominating pair, verifiers/accountants/shuffle_baselines.fmt_epsilon, valid for every eps0) and bound
    e^eps_sh by e^eps0 in the delta term (eps_sh <= eps0). Their closed form (Thm 3.1; the seed's (21) with n = 1,
    L806) is computed next to it as a second method wherever its condition eps0 <= ln(M/(16 ln(2/delta_s))) holds.
    The statement of Thm 3.8 is FMT's as we know it (no copy of their text was at hand to re-read); the delta it

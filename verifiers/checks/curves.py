@@ -1,4 +1,4 @@
-"""Checks on privacy curves (engine/curves.py): data in, verdicts out. Exact arithmetic: no confidence level
+"""Checks on privacy curves (engine/kinds/curve/run.py): data in, verdicts out. Exact arithmetic: no confidence level
 is involved (confidence 1)."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Checks on seed 000's summation protocols (engine/protocols.py runs them): data in, verdicts out.
+"""Checks on seed 000's summation protocols (engine/kinds/mechanism/run.py runs them): data in, verdicts out.
 
 A point holds the protocol's parameters as run (g, b, p), the inputs' exact per-coordinate variance of the
 estimate (from the protocol's definition, not from the runs), the runs' per-coordinate mean error and mean
-squared error, and the privacy computed from the parameters as run (verifiers/binomial_privacy.py)."""
+squared error, and the privacy computed from the parameters as run (verifiers/accountants/binomial_privacy.py)."""
 from __future__ import annotations
 
 import math

@@ -33,7 +33,7 @@ from verifiers.theorems.base import (
 
 SEED = "seed 004 (Lowy & Razaviyayn)"
 
-# --- privacy calibrations (SymPy, independent of algorithms/calibration.py) -----------------------
+# --- privacy calibrations (SymPy, independent of catalog/isrl_004.py) -----------------------
 # Thm D.1 (L658, L672): sigma^2 = 256 L^2 R ln(2.5R/delta0) ln(2/delta0) / (n^2 eps0^2)
 ALG2_SIGMA = sp.sqrt(256 * L**2 * R * sp.log(sp.Rational(5, 2) * R / delta0) * sp.log(2 / delta0) / (n**2 * eps0**2))
 # Thm D.1 (L658, L699): K >= eps0 n / (4 sqrt(2 R ln(2/delta0)))
@@ -94,11 +94,14 @@ POPULATION_D1_D2_D6 = Theorem(
     note="L676 writes (eta L^2/(2M))(...+1); we encode Lemma D.6's (eta/2)(d sigma^2/M + L^2), the form its proof supports.")
 
 LEMMA_E3 = Theorem(
-    name="isrl.lemma_e3", citation=f"{SEED}, Lemma E.3 (L1006)", inventory="004 Lemma E.3", kind="explicit",
-    measures="grad_variance",
-    terms={"sampling": phi2 / (M * K), "silos": (N - M) / (N - 1) * v2 / M, "noise": d * sigma**2 / M},
+    name="isrl.lemma_e3.sampling", citation=f"{SEED}, Lemma E.3 (L1006), its sampling and silo terms",
+    inventory="004 Lemma E.3", kind="explicit", measures="grad_sampling_variance",
+    terms={"sampling": phi2 / (M * K), "silos": (N - M) / (N - 1) * v2 / M},
     algorithms=("accelerated_mbsgd",), loss_class="convex", conditions=(FRESH,),
-    note="E||g_r - grad F(w_r)||^2 <= phi^2/(MK) + (1 - (M-1)/(N-1)) v^2/M 1{N>1} + d sigma^2/M, at every query point.")
+    note="Lemma E.3: E||g_r - grad F(w_r)||^2 <= phi^2/(MK) + (1 - (M-1)/(N-1)) v^2/M 1{N>1} + d sigma^2/M at every "
+         "query point. What is measured is the first two terms' part, E||g_r - grad F||^2 - E||u_bar||^2 with the "
+         "silos' released noise u_bar as a control variate (algorithms/rounds.py grad_error), against those terms; "
+         "the noise term d sigma^2/M is not measured here but by noise_calibration, from the released noise.")
 
 THM21_CONVEX = Theorem(
     name="isrl.thm2_1.convex", citation=f"{SEED}, Thm 2.1 Eq. (4) / Thm D.1 Eq. (17) (L136, L664)",

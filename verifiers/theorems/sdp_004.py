@@ -4,7 +4,7 @@ App. G: shuffle DP. Lnnn = line of ../shared/seeds/004_66f3b713b54f102e.txt; inv
 
 Shuffled Noisy MB-SGD (Thm 5.1 / G.1) is Algorithm 2 with K = 1 and M_r = M: its sigma^2 carries an absolute constant
 C the paper leaves unstated (L1160); the resolver sets C to the smallest value our accountant
-(verifiers/shuffled_gaussian.py) certifies, so the calibration below is Thm G.1's formula at that C. SDP Accelerated
+(verifiers/accountants/shuffled_gaussian.py) certifies, so the calibration below is Thm G.1's formula at that C. SDP Accelerated
 Noisy MB-SGD (Alg. 6, Thm 5.2 / G.2) sends its gradients through P_vec with seed 000's Thm 3.2 parameters (seed 004
 gives no b, g, p: Lemma G.1, L1208, only says they exist).
 """

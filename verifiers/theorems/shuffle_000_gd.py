@@ -1,7 +1,7 @@
 """Theorems of seed 000 (Cheu, Joseph, Mao & Peng) about the fully interactive P_GD (Algorithm 5, L258-273):
 Lemma B.4 (L712-716), Lemma B.6 (L724-740), Thm 4.9 (L275-283, L744-760), and the advanced-composition step of
 Lemma B.6's privacy proof as a pure function (the run's P_VEC calls are accounted in
-verifiers/accountants/shuffle_sum.py). Lnnn = line of ../shared/seeds/000_2468e2e5d70af056.txt; inventory
+verifiers/accountants/pvec.py). Lnnn = line of ../shared/seeds/000_2468e2e5d70af056.txt; inventory
 ids are rows of ../shared/notes/inventory.md. Seed 000's eps, delta are our eps0, delta0; its T rounds our R; its
 lambda our mu; its sigma^2 (Lemma B.4's privacy-noise variance of gbar) enters through LG2 = L^2 + sigma^2.
 """

@@ -1,4 +1,4 @@
-"""Run a comparison spec (engine/comparison_spec.py): every run over every sweep as an ordinary learning spec (the
+"""Run a comparison spec (engine/kinds/comparison/spec.py): every run over every sweep as an ordinary learning spec (the
 store makes an interrupted comparison resume where it stopped), then the ordering checks between runs."""
 from __future__ import annotations
 

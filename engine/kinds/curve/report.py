@@ -26,7 +26,7 @@ def curve_markdown(r: dict, figure: str) -> str:
               for p in r["points"]]
     if r.get("baselines"):
         lines += ["", "Baselines (the paper's comparison curves; formulas and conventions in "
-                  "verifiers/shuffle_baselines.py):", ""] + [f"- `{b}`: {what}" for b, what in r["baselines"].items()]
+                  "verifiers/accountants/shuffle_baselines.py):", ""] + [f"- `{b}`: {what}" for b, what in r["baselines"].items()]
     if r["paper"]:
         lines += ["", "## The paper's numbers next to ours", "",
                   "Ours: Thm 1 + Lemma 1 (the paper's own bound), at the paper's setting where it says; the last "

@@ -1,5 +1,5 @@
 """Run the privacy audit of one sweep point and return what the check kind ``privacy_audit``
-(verifiers/checks.py) judges; the result is stored with the point.
+(verifiers/checks/privacy_audit.py) judges; the result is stored with the point.
 
 Gaussian releases (isrl silos, the central curator): the worst neighbouring pair the loss allows on the data
 domain, the algorithm's own sampler and Gaussian mechanism (algorithms/audit.py). Shuffled LDP releases (shuffle): the local randomizer

@@ -75,5 +75,5 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
                             sampling="disjoint" if one_pass else "without_replacement",
                             rounds=int(silos.uses.max()), max_record_uses=int(record_uses.max()))
     return RunOutput(w=w_ag, events=(event,), noise_sq=silos.noise_sq, noise_coords=silos.noise_coords,
-                     grad_err=silos.mean_grad_error(total), rounds=total, silo_rounds=silo_rounds,
+                     grad_err=None, extra=silos.measured(total), rounds=total, silo_rounds=silo_rounds,
                      record_uses=record_uses)

@@ -40,4 +40,4 @@ def run(records: Records, loss, *, R: int, K: int, sigma: float, eta: float, rad
                             rounds=int(silos.uses.max()), max_record_uses=int(silos.uses.max()))
     per_trial = silos.uses.max(axis=1)
     return RunOutput(w=avg, events=(event,), noise_sq=silos.noise_sq, noise_coords=silos.noise_coords,
-                     grad_err=silos.mean_grad_error(R), rounds=R, silo_rounds=per_trial, record_uses=per_trial)
+                     grad_err=None, extra=silos.measured(R), rounds=R, silo_rounds=per_trial, record_uses=per_trial)

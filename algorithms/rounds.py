@@ -42,21 +42,20 @@ class SiloRounds:
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
         if self.grad_err is not None and self.grad_F is not None:
-            self.grad_err += grad_error(g, self.grad_F(query), msg - clean, mask, M, self.sigma,
-                                        query.shape[1])
+            self.grad_err += grad_error(g, self.grad_F(query), msg - clean, mask, M)
         return g
 
-    def mean_grad_error(self, rounds: int) -> np.ndarray | None:
-        return None if self.grad_err is None else self.grad_err / max(rounds, 1)
+    def measured(self, rounds: int) -> dict[str, np.ndarray]:
+        """Per-trial measurements of the rounds: the sampling part of the oracle's error (grad_error), averaged over
+        the rounds, where the population gradient is known exactly."""
+        return {} if self.grad_err is None else {"grad_sampling_variance": self.grad_err / max(rounds, 1)}
 
 
-def grad_error(g: np.ndarray, grad_F: np.ndarray, noise: np.ndarray, mask: np.ndarray, M: np.ndarray,
-               sigma: float, d: int) -> np.ndarray:
-    """||g - grad F||^2 per trial with the released Gaussian noise as a control variate:
-    ||g - grad F||^2 - ||u_bar||^2 + d sigma^2 / M_r, where u_bar = (1/M_r) sum_{i in S_r} u_i is the
-    noise the silos actually added. Its expectation equals E||g - grad F||^2 whenever the noise has
-    the claimed variance (which the noise_calibration check tests on its own), and its variance is
-    that of the sampling error alone, so the sampling and silo terms of Lemma E.3 can be decided."""
+def grad_error(g: np.ndarray, grad_F: np.ndarray, noise: np.ndarray, mask: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """The sampling part of ||g - grad F||^2 per trial: ||g - grad F||^2 - ||u_bar||^2, where u_bar = (1/M_r)
+    sum_{i in S_r} u_i is the Gaussian noise the silos actually added (a control variate). Its expectation is
+    E||g_noiseless - grad F||^2, the sampling and silo terms of Lemma E.3, whatever the noise; the noise's own
+    term d sigma^2/M is not added back (it is the noise_calibration check's to judge, from the released noise)."""
     ubar = (noise * mask[..., None]).sum(axis=1) / M[:, None]
     diff = g - grad_F
-    return (diff * diff).sum(axis=1) - (ubar * ubar).sum(axis=1) + d * sigma**2 / M
+    return (diff * diff).sum(axis=1) - (ubar * ubar).sum(axis=1)

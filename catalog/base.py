@@ -104,7 +104,7 @@ class MechanismParams(BaseModel):
     NaN or infinity. Each field has bounds and a description; the mechanism spec validates its ``params`` and every
     sweep point with it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class RuleError(ValueError):

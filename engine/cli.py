@@ -1,18 +1,21 @@
 """python -m engine {run, validate, list, report, schema}. The only module that talks to the terminal.
 
-Exit codes: 0 every applicable check passed; 1 at least one check failed; 2 invalid spec or command line.
+Exit codes: 0 at least one check was decided and none failed; 1 a check failed; 2 invalid spec or command line;
+3 no check was decided (every one inapplicable or inconclusive: nothing was verified); 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
-EPILOG = "exit codes: 0 = every applicable check passed, 1 = a check failed, 2 = invalid spec or command line"
+EPILOG = ("exit codes: 0 = at least one check decided and none failed, 1 = a check failed, 2 = invalid spec or "
+          "command line, 3 = no check decided (all inapplicable or inconclusive), 130 = interrupted")
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -22,8 +25,8 @@ class ArgParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _whole(low: int, too_small: str):
-    """An argparse type: a whole number >= low, else one line saying why."""
+def _whole(low: int, too_small: str, high: int | None = None, too_large: str = ""):
+    """An argparse type: a whole number in [low, high], else one line saying why."""
     def parse(v: str) -> int:
         try:
             x = int(v)
@@ -31,11 +34,13 @@ def _whole(low: int, too_small: str):
             raise argparse.ArgumentTypeError(f"{v!r} is not a whole number") from None
         if x < low:
             raise argparse.ArgumentTypeError(too_small.format(x=x))
+        if high is not None and x > high:
+            raise argparse.ArgumentTypeError(too_large.format(x=x))
         return x
     return parse
 
 
-_trials = _whole(2, "{x} is too small (at least 2 trials)")
+_trials = _whole(2, "{x} is too small (at least 2 trials)", 1_000_000, "{x} trials: at most 1000000, as in a spec")
 _seed = _whole(0, "a seed is >= 0")
 
 
@@ -60,8 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "the LocalCluster's workers")
     r.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786 (default: an in-process "
                                        "LocalCluster)")
-    v = sub.add_parser("validate", help="check specs without running them")
+    v = sub.add_parser("validate", help="check specs without running them (fields, rules, memory estimate)")
     v.add_argument("specs", nargs="+", help="spec files, or folders whose *.yaml files are all checked")
+    for sp in (r, v):
+        sp.add_argument("--memory-limit", type=_positive("--memory-limit"), metavar="GIB",
+                        help="refuse a run whose estimated peak memory exceeds this many GiB (default: half of this "
+                             "machine's memory; also PRIVBENCH_MEMORY_LIMIT)")
     sub.add_parser("list", help="threat models, data sets, losses, algorithms, theorems and check kinds")
     rep = sub.add_parser("report", help="re-render the markdown report from stored JSON results")
     rep.add_argument("results", help="a results JSON written by `run`")
@@ -87,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--k", type=_whole(1, "k >= 1"), help="sampled per round")
     pv.add_argument("--n", type=_whole(1, "n >= 1"), help="population size")
     pv.add_argument("--q", type=_unit_open("q"), help="Poisson sampling rate (subsampled-gaussian, instead of k, n)")
-    pv.add_argument("--eps-ldp", "--eps0", dest="eps_ldp", type=_positive("eps_ldp"),
+    pv.add_argument("--eps-ldp", "--eps0", dest="eps_ldp", type=_bounded("eps_ldp", 20.0),
                     help="the local randomizer's LDP epsilon (subsampled-shuffle; seed 001's eps0)")
     pv.add_argument("--json", action="store_true", help="print JSON")
     return p
@@ -117,6 +126,15 @@ def _positive(name: str):
     return parse
 
 
+def _bounded(name: str, top: float):
+    def parse(v: str) -> float:
+        x = _positive(name)(v)
+        if x > top:
+            raise argparse.ArgumentTypeError(f"{name} must be in (0, {top:g}] (got {v})")
+        return x
+    return parse
+
+
 def _unit_open(name: str):
     def parse(v: str) -> float:
         x = _positive(name)(v)
@@ -127,16 +145,54 @@ def _unit_open(name: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = None
     try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "memory_limit", None):       # read by the run's memory guard, here and in worker processes
+            os.environ["PRIVBENCH_MEMORY_LIMIT"] = str(args.memory_limit)
+        if args.command == "run":
+            _check_out(Path(args.out))                # before any compute: a run must be able to write its report
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
                 "schema": cmd_schema, "privacy": cmd_privacy}[args.command](args)
     except spec_mod.SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except ArithmeticError as e:                  # overflow in float64: a spec value far outside any sane range
+        print(f"error: {getattr(args, 'spec', 'command line')}: a number overflowed while running ({e}); a value "
+              f"in the spec (data, loss or algorithm.overrides) is too large for float64", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"error: {getattr(args, 'spec', 'command line')}: out of memory; lower the spec's sizes or trials, or "
+              f"set --memory-limit so the run is refused before it starts", file=sys.stderr)
+        return 2
+    except BrokenPipeError:                       # `... | head`: the reader left; say nothing more
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt as e:                # 130; a run stopped by SIGTERM: 143
         print("interrupted", file=sys.stderr)
-        return 130
+        return getattr(e, "code", 130)
+
+
+def _check_out(out: Path) -> None:
+    """--out must be a folder this process can write in, or one it can create (nothing is created here)."""
+    if out.exists() and not out.is_dir():
+        raise spec_mod.SpecError("command line", "--out", f"{out} is a file, not a folder")
+    base = out.absolute()
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir():
+        raise spec_mod.SpecError("command line", "--out", f"{out} cannot be created: {base} is a file")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise spec_mod.SpecError("command line", "--out", f"{out} cannot be written ({base} is read-only)")
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
 
 
 def _progress(quiet: bool):
@@ -156,58 +212,79 @@ def _progress(quiet: bool):
 
 
 def cmd_run(args) -> int:
+    import signal
     import sqlite3
 
     from engine import executors, kinds
     from engine.kinds.learning import runner
     from engine.store import SCHEMA, Store, StoreError
 
-    spec = kinds.load(args.spec)
-    kind = kinds.kind_for(spec)
-    log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
-    if not kind.uses_store:
-        results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log))
+    with executors.stoppable() as stop:           # SIGTERM stops a run as Ctrl-C does (issue 19)
+        spec = kinds.load(args.spec)
+        kind = kinds.kind_for(spec)
+        log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+        if not kind.uses_store:
+            results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log))
+            return _finish(spec, kind, results, args)
+        if args.scheduler and args.executor != "dask":
+            raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
+        try:
+            store = None if args.no_cache else Store(args.store)
+        except StoreError as e:                   # not ours, damaged, locked: one line, the file untouched
+            raise spec_mod.SpecError("command line", "--store", str(e)) from None
+        except (OSError, sqlite3.Error) as e:
+            raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
+        if store is not None and store.migrated_from is not None:
+            print(f"{args.store}: migrated from result-store schema {store.migrated_from} to {SCHEMA}",
+                  file=sys.stderr)
+        if store is not None and store.read_only:
+            print(f"{args.store}: read-only; stored results are reused, new ones will not be saved", file=sys.stderr)
+        try:
+            pool = executors.make(args.executor, workers=args.workers, scheduler=args.scheduler)
+        except (executors.ExecutorError, OSError, ValueError, TypeError) as e:   # e.g. a malformed --scheduler
+            if store is not None:
+                store.close()
+            raise spec_mod.SpecError("command line", "--scheduler" if args.scheduler else "--executor",
+                                     str(e)) from None
+        options = kinds.RunOptions(trials=args.trials, seed=args.seed, quick=args.quick,
+                                   progress=_progress(args.quiet), store=store, executor=pool, log=log)
+        stopped: KeyboardInterrupt | None = None
+        try:
+            results = kind.run(spec, options)
+        except KeyboardInterrupt as e:            # Ctrl-C or SIGTERM: pool.close() below kills the workers
+            stop.handled()                        # further signals no longer interrupt: the cleanup is on
+            stopped = e
+        except spec_mod.SpecError as e:
+            raise spec_mod.SpecError(args.spec, *e.parts[1:]) from None
+        except runner.NumericalError as e:
+            print(f"error: {args.spec}: {e}", file=sys.stderr)
+            return 1
+        except executors.ExecutorError as e:
+            print(f"error: {args.spec}: {e}", file=sys.stderr)
+            return 1
+        except StoreError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        finally:
+            pool.close()
+            if store is not None:
+                store.close()
+        if stopped is not None:                   # every result the run took from the executor is in the store
+            code = getattr(stopped, "code", 128 + signal.SIGINT)
+            by = " (SIGTERM)" if code == 128 + signal.SIGTERM else ""
+            if store is None:
+                kept = "nothing was kept (--no-cache); run the command again to start over"
+            elif store.read_only:
+                kept = f"nothing new was kept ({args.store} is read-only); run the command again to start over"
+            else:
+                kept = f"{pool.finished} finished unit(s) kept in {args.store}; run the same command again to resume"
+            bar = "\n" if _progress(args.quiet) is not None else ""       # end the progress bar's line
+            print(f"{bar}interrupted{by}: {kept}", file=sys.stderr)
+            return code
+        if store is not None and store.skipped_units:
+            print(f"{store.skipped_units} finished unit(s) were not saved: {args.store} is read-only",
+                  file=sys.stderr)
         return _finish(spec, kind, results, args)
-    if args.scheduler and args.executor != "dask":
-        raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
-    try:
-        store = None if args.no_cache else Store(args.store)
-    except StoreError as e:                       # not ours, damaged, locked: one line, the file untouched
-        raise spec_mod.SpecError("command line", "--store", str(e)) from None
-    except (OSError, sqlite3.Error) as e:
-        raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
-    if store is not None and store.migrated_from is not None:
-        print(f"{args.store}: migrated from result-store schema {store.migrated_from} to {SCHEMA}", file=sys.stderr)
-    if store is not None and store.read_only:
-        print(f"{args.store}: read-only; stored results are reused, new ones will not be saved", file=sys.stderr)
-    try:
-        pool = executors.make(args.executor, workers=args.workers, scheduler=args.scheduler)
-    except (executors.ExecutorError, OSError) as e:
-        if store is not None:
-            store.close()
-        raise spec_mod.SpecError("command line", "--executor", str(e)) from None
-    options = kinds.RunOptions(trials=args.trials, seed=args.seed, quick=args.quick, progress=_progress(args.quiet),
-                               store=store, executor=pool, log=log)
-    try:
-        results = kind.run(spec, options)
-    except spec_mod.SpecError as e:
-        raise spec_mod.SpecError(args.spec, *str(e).split(": ", 2)[1:]) from None
-    except runner.NumericalError as e:
-        print(f"error: {args.spec}: {e}", file=sys.stderr)
-        return 1
-    except executors.ExecutorError as e:
-        print(f"error: {args.spec}: {e}", file=sys.stderr)
-        return 1
-    except StoreError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    finally:
-        pool.close()
-        if store is not None:
-            store.close()
-    if store is not None and store.skipped_units:
-        print(f"{store.skipped_units} finished unit(s) were not saved: {args.store} is read-only", file=sys.stderr)
-    return _finish(spec, kind, results, args)
 
 
 def _finish(spec, kind, results: dict, args) -> int:
@@ -219,7 +296,14 @@ def _finish(spec, kind, results: dict, args) -> int:
     if results.get("reused_trials"):
         head += f", {results['reused_trials']} reused from {args.store}"
     _print_verdicts(spec, results, args.quick, md_path, json_path, head)
-    return 1 if results["verdict_counts"]["fail"] else 0
+    return exit_code(results["verdict_counts"])
+
+
+def exit_code(counts: dict) -> int:
+    """1 when a check failed; 3 when none was decided (nothing verified must not look green); else 0."""
+    if counts["fail"]:
+        return 1
+    return 0 if counts["pass"] else 3
 
 
 def cmd_validate(args) -> int:
@@ -239,6 +323,7 @@ def cmd_validate(args) -> int:
     for path in paths:
         try:
             s = kinds.load(path)
+            kinds.kind_for(s).fits_memory(s, str(path))
             more = kinds.kind_for(s).extra_checks(s)
             extra = f" and {len(more)} run checks" if more else ""
             print(f"ok: {path} ({s.name}: {len(s.checks)} checks{extra})")
@@ -285,7 +370,9 @@ def cmd_list(args) -> int:
     print("theorems:")
     for name, t in THEOREMS.items():
         print(f"  {name:<32} [{t.kind}, {t.measures}] {t.citation}")
-    print("check kinds:\n  " + "\n  ".join(CHECKS.names()))
+    print("check kinds (default confidence; privacy: judges the algorithm's privacy theorem unless one is named):")
+    for name, ck in CHECKS.items():
+        print(f"  {name:<20} {ck.confidence:g}" + ("  privacy" if ck.privacy else ""))
     print("privacy-curve check kinds:\n  " + "\n  ".join(CURVE_CHECKS.names()))
     print("mechanisms (kind: mechanism):")
     for name, m in MECHANISMS.items():
@@ -329,8 +416,10 @@ def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: 
         note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"
         print(f"  {c['id']:<{width}}  {c['kind']:<18} {c['verdict'].upper():<13}{note}")
     counts = results["verdict_counts"]
-    print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive, "
-          f"{counts['inapplicable']} inapplicable")
+    undecided = [c["id"] for c in results["checks"] if c["verdict"] == "inconclusive"]
+    print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive"
+          + (f" ({', '.join(undecided)})" if undecided else "") + f", {counts['inapplicable']} inapplicable"
+          + ("; nothing was decided (exit 3)" if not counts["pass"] and not counts["fail"] else ""))
     print(f"report: {md_path}  (results: {json_path})")
 
 
@@ -344,7 +433,10 @@ def cmd_privacy(args) -> int:
             raise spec_mod.SpecError("command line", flag, f"{args.mechanism} needs {flag}")
     common = {"T": args.T, "delta": args.delta, "eps": args.epsilon}
     if args.mechanism == "gaussian":
-        out = calculator.gaussian(sigma=args.sigma, sensitivity=args.sensitivity, **common)
+        try:
+            out = calculator.gaussian(sigma=args.sigma, sensitivity=args.sensitivity, **common)
+        except ValueError as e:
+            raise spec_mod.SpecError("command line", "--sigma", str(e)) from None
     elif args.mechanism == "subsampled-gaussian":
         if (args.q is None) == (args.k is None or args.n is None):
             raise spec_mod.SpecError("command line", "--q", "give either --q (Poisson) or --k and --n (k-of-n)")

@@ -4,11 +4,12 @@ allowed), cross-field Problems, check-id rules, the YAML reader and pydantic-err
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from algorithms.registry import choice_message
 
@@ -20,21 +21,46 @@ class SpecError(Exception):
     """One line: file, field path, value, what is allowed."""
 
     def __init__(self, file: str, path: str, message: str):
-        super().__init__(f"{file}: {path}: {message}" if path else f"{file}: {message}")
+        line = f"{file}: {path}: {message}" if path else f"{file}: {message}"
+        super().__init__(_one_line(line))
         self.parts = (file, path, message)
 
     def __reduce__(self):            # survives the trip back from a worker process
         return (SpecError, self.parts)
 
 
+def _one_line(text: str) -> str:
+    """Control characters (a newline in a key, a record separator) shown escaped: an error stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
+    """Frozen, unknown keys refused, no inf or NaN, and strict types: no string or boolean is read as a number
+    (``seed: true`` or ``d: "5"`` are errors); an integer is a valid float."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Problem(ValueError):
     def __init__(self, path: str, message: str):
         super().__init__(message)
         self.path = path
+
+
+MAX_SWEEP_POINTS = 200       # sweep values of one spec (a sweep is a curve, not a grid search)
+
+
+def SweepValues():  # noqa: N802 (a field factory, used like pydantic's Field)
+    """The ``values`` field of a sweep: 2 to MAX_SWEEP_POINTS distinct numbers (a repeated value would make two
+    identical points that count twice in every fit)."""
+    return Field(min_length=2, max_length=MAX_SWEEP_POINTS, description=f"2 to {MAX_SWEEP_POINTS} distinct values")
+
+
+def distinct(values: list[float]) -> list[float]:
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} appear(s) more than once: each point once")
+    return values
 
 
 def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:
@@ -49,17 +75,50 @@ def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:
     return ids
 
 
+MAX_SPEC_BYTES = 1 << 20      # a spec is a page of YAML; anything larger (or endless, like /dev/zero) is refused unread
+
+
+class SpecLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with two changes: a key given twice in one mapping is an error (PyYAML keeps the last),
+    and scientific notation without a dot (1e-5, 2E+3) is a float as in YAML 1.2 (PyYAML's YAML 1.1 reads a string),
+    so the spec models can be strict (no silent string or boolean conversions)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice (first on line {seen[key] + 1})", key_node.start_mark)
+            if isinstance(key, (str, int, float, bool)):
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+SpecLoader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+$"),
+                                 list("-+0123456789"))
+
+
 def read_yaml(path: str | Path) -> Any:
-    """The YAML document at ``path`` (safe loader), or a one-line SpecError."""
+    """The YAML document at ``path`` (safe loader, duplicate keys refused, at most MAX_SPEC_BYTES), or a one-line
+    SpecError."""
     p = Path(path)
     try:
-        return yaml.safe_load(p.read_text())
+        if p.is_dir():
+            raise SpecError(str(p), "", "is a folder, not a spec file")
+        with p.open("rb") as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+        if len(data) > MAX_SPEC_BYTES:
+            raise SpecError(str(p), "", f"is larger than {MAX_SPEC_BYTES >> 10} KiB: not a spec")
+        return yaml.load(data.decode("utf-8"), Loader=SpecLoader)   # noqa: S506 (SpecLoader is a SafeLoader)
     except FileNotFoundError:
         raise SpecError(str(p), "", "no such file") from None
     except OSError as e:
         raise SpecError(str(p), "", f"cannot be read ({e.strerror or e})") from None
     except UnicodeDecodeError:
         raise SpecError(str(p), "", "is not UTF-8 text") from None
+    except RecursionError:
+        raise SpecError(str(p), "", "is nested too deeply to be a spec") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"

@@ -99,3 +99,23 @@ def test_wrong_exponent_in_a_theorem_changes_the_derived_exponent():
     assert float(wrong.exponent("n")) == -0.4
     assert float(isrl_004.THM21_STRONG.exponent("n")) == -2.0
     assert float(isrl_004.THM21_CONVEX.exponent("eps0")) == -1.0
+
+
+def test_a_biased_silo_gradient_is_caught_by_the_sampling_bound(monkeypatch):
+    """The silos' gradient before the noise is biased (a wrong gradient formula inside the algorithm): the noise is
+    still calibrated and accounted, but the oracle's sampling error exceeds Lemma E.3's sampling and silo terms, and
+    the grad_sampling bound (the released noise removed by its control variate) fails."""
+    from algorithms import losses
+
+    spec = tiny_onepass(checks=[{"id": "noise", "kind": "noise_calibration"},
+                                {"id": "grad_sampling", "kind": "bound", "theorem": "isrl.lemma_e3.sampling"}])
+    assert verdicts(runner.run_spec(spec)) == {"noise": "pass", "grad_sampling": "pass"}
+    real = losses.LinearModelLoss.batch_grad
+
+    def biased(self, w, X, y):                     # the fault: every silo's mean gradient shifted by 0.1 e_1
+        g = real(self, w, X, y)
+        g[..., 0] += 0.1
+        return g
+
+    monkeypatch.setattr(losses.LinearModelLoss, "batch_grad", biased)
+    assert verdicts(runner.run_spec(spec)) == {"noise": "pass", "grad_sampling": "fail"}

@@ -31,6 +31,10 @@ def no_sub_results(results: dict) -> list[dict]:
     return []
 
 
+def fits_anywhere(spec: Any, file: str) -> None:
+    """A kind whose runs are small by construction."""
+
+
 @dataclass(frozen=True)
 class SpecKind:
     """``name``: the value of ``kind:`` in a spec ("learning" when the key is absent). ``parse(raw, file)`` -> the
@@ -38,7 +42,8 @@ class SpecKind:
     and ``kind``); ``markdown(results, folder)`` -> the report's text (its plots written into ``folder``);
     ``headline(spec, results)`` -> what was run, in a few words; ``extra_checks(spec)`` -> ids of verdicts the spec
     decides besides its ``checks`` (a comparison's per-run checks); ``sub_results(results)`` -> results written
-    next to these (a comparison's runs)."""
+    next to these (a comparison's runs); ``fits_memory(spec, file)`` raises a one-line SpecError when the default
+    run's estimated peak memory exceeds the limit (``validate`` calls it; ``run`` checks again at its trial count)."""
 
     name: str
     summary: str
@@ -50,6 +55,7 @@ class SpecKind:
     uses_store: bool = False
     extra_checks: Callable[[Any], list[str]] = no_extra_checks
     sub_results: Callable[[dict], list[dict]] = no_sub_results
+    fits_memory: Callable[[Any, str], None] = fits_anywhere
 
     def check_ids(self, spec: Any) -> list[str]:
         return [c.id for c in spec.checks] + self.extra_checks(spec)

@@ -1,7 +1,9 @@
 """The privacy calculator behind ``python -m engine privacy``: epsilon at a delta (or delta at an epsilon) for
 the mechanisms the harness knows. Standard mechanisms go through dp-accounting; the subsampled shuffle
-model through seed 001's bounds (verifiers/subsampled_shuffle.py)."""
+model through seed 001's bounds (verifiers/accountants/subsampled_shuffle.py)."""
 from __future__ import annotations
+
+import math
 
 import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
@@ -27,10 +29,22 @@ def _answer(acc, *, delta: float | None, eps: float | None) -> dict:
     return {"epsilon": float(acc.get_epsilon(delta)), "delta": delta}
 
 
+MIN_NOISE_MULTIPLIER = 0.1     # below, one Gaussian's epsilon exceeds ~90 and the PLD grid grows past gigabytes
+
+
 def gaussian(*, sigma: float, sensitivity: float, T: int, delta: float | None, eps: float | None) -> dict:
+    """T Gaussian releases of sensitivity Delta and noise sigma: their composition is exactly one Gaussian of noise
+    multiplier sigma/(Delta sqrt(T)) (the privacy loss of a Gaussian pair is Gaussian, and T of them add up), so
+    the PLD accountant composes nothing and its memory does not grow with T."""
+    z = sigma / (sensitivity * math.sqrt(T))
+    if not z >= MIN_NOISE_MULTIPLIER:
+        raise ValueError(f"the composed noise multiplier sigma/(sensitivity sqrt(T)) = {z:.3g} is below "
+                         f"{MIN_NOISE_MULTIPLIER:g}: epsilon would exceed ~90 (nothing is protected)")
     acc = pld_privacy_accountant.PLDAccountant(ADD_REMOVE, value_discretization_interval=1e-4)
-    acc.compose(dp_accounting.GaussianDpEvent(sigma / sensitivity), T)
-    return {"mechanism": "gaussian", "accountant": "PLD (dp-accounting)", **_answer(acc, delta=delta, eps=eps)}
+    acc.compose(dp_accounting.GaussianDpEvent(z))
+    return {"mechanism": "gaussian", "accountant": "PLD (dp-accounting) of one Gaussian with noise multiplier "
+                                                   "sigma/(sensitivity sqrt(T)): the T-fold composition, exactly",
+            **_answer(acc, delta=delta, eps=eps)}
 
 
 def subsampled_gaussian(*, sigma: float, sensitivity: float, T: int, k: int | None, n: int | None,

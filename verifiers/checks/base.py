@@ -40,7 +40,7 @@ class CheckSpec(BaseModel):
     receives it: one definition for both. The learning spec's ``Check`` (engine/kinds/learning/spec.py) adds the
     registry look-ups of ``kind`` and ``theorem``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: str
@@ -48,7 +48,8 @@ class CheckSpec(BaseModel):
     variable: str | None = None
     term: str | None = None
     tol: float = Field(0.1, ge=0, le=1)
-    confidence: float | None = Field(None, gt=0.5, lt=1, description="default: 0.999 for noise_calibration, else 0.95")
+    confidence: float | None = Field(None, gt=0.5, lt=1, description="the test's level; default: the check kind's own "
+                                                                     "(`python -m engine list` shows each)")
     min_rounds: int = Field(20, ge=1)
     audit_trials: int = Field(100_000, ge=1000, le=10_000_000,
                               description="privacy_audit: transcripts simulated on each side of the neighbouring pair")
@@ -139,6 +140,8 @@ def measurable_theorem(check: Any, thm: Theorem, facts: Facts) -> None:
 UNMEASURABLE = {"excess_risk": "population risk needs a synthetic data set in mode sco",
                 "empirical_excess_risk": "the per-trial optimum has a closed form only for the squared loss; "
                                          "use data.mode: erm (one data set per point)",
+                "grad_sampling_variance": "needs the exact population gradient (sphere_linear, mode sco) and fresh "
+                                          "one-pass batches",
                 "grad_variance": "needs the exact population gradient (sphere_linear, mode sco) and fresh one-pass "
                                  "batches"}
 

@@ -89,10 +89,11 @@ def rate(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> C
     guard = ("; saturation judged on the measurements (mean < half the trivial risk at every point)"
              if check.saturation == "measured" else "")
     bend = (f", {local:.3f} over the swept range (its log factors)" if abs(local - exponent) > 1e-6 else "")
-    summary = (f"slope of log mean {thm.measures} vs log {var}: {fit.slope:.3f} "
-               f"(CI {fit.lower:.3f} .. {fit.upper:.3f} at {check.level:g}); the theorem's {term} term "
-               f"gives exponent {exponent:.3f} (SymPy){bend}, tolerance {check.tol:g}: pass if the CI's upper end "
-               f"<= {limit:.3f}; hidden constant measured/bound ranges {min(hc):.3g} .. {max(hc):.3g} "
+    summary = (f"does the mean {thm.measures} fall at least as fast as the theorem says? Slope of log mean vs log "
+               f"{var}: {fit.slope:.3f} (CI {fit.lower:.3f} .. {fit.upper:.3f} at {check.level:g}); the theorem's "
+               f"{term} term gives exponent {exponent:.3f} (SymPy){bend}, tolerance {check.tol:g}. One-sided, as for "
+               f"an upper bound: pass if the CI's upper end <= {limit:.3f} (a faster fall passes too), fail if its "
+               f"lower end > {limit:.3f}; hidden constant measured/bound ranges {min(hc):.3g} .. {max(hc):.3g} "
                f"(ratio {max(hc) / min(hc):.2f})" + guard)
     return result(check, thm, verdict, summary, measured=fit.slope, bound=exponent, rows=tuple(rows),
                    extra={"exponent": exponent, "local_exponent": local, "tol": check.tol, "slope": fit.slope,

@@ -6,6 +6,7 @@ from engine.kinds.base import RunOptions, SpecKind
 from engine.kinds.comparison import run
 from engine.kinds.comparison.report import report
 from engine.kinds.comparison.spec import ComparisonSpec, parse_comparison
+from engine.kinds.learning import runner
 
 
 def _run(spec: ComparisonSpec, o: RunOptions) -> dict:
@@ -22,6 +23,14 @@ def _sub_results(results: dict) -> list[dict]:
     return [sub for sw in results["sweeps"] for sub in sw["runs"].values()]
 
 
+def _fits_memory(spec: ComparisonSpec, file: str) -> None:
+    for r in spec.runs:
+        for sweep in spec.sweeps:
+            learning = spec.learning_spec(r, sweep)
+            runner.check_memory(learning, learning.trials, file)
+
+
 KIND = SpecKind(name="comparison", summary="one problem under several threat models, with ordering checks",
                 model=ComparisonSpec, parse=parse_comparison, run=_run, markdown=report, headline=_headline,
-                uses_store=True, extra_checks=lambda spec: spec.run_check_ids(), sub_results=_sub_results)
+                uses_store=True, extra_checks=lambda spec: spec.run_check_ids(), sub_results=_sub_results,
+                fits_memory=_fits_memory)

@@ -12,7 +12,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from algorithms.registry import UnknownName
 from engine.kinds.learning.spec import DATA_MODELS, Algorithm, Check, Data, Loss, Spec, validated
-from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, parse_model
+from engine.specbase import Problem, SpecError, Strict, SweepValues, Verdict, check_ids, distinct, parse_model
 from verifiers.theorems import THEOREMS
 
 SWEEP_TAGS = {"data.n": "n", "threat_model.epsilon": "eps"}    # a run's check <c> over sweep <tag> is <run>_<c>_<tag>
@@ -44,7 +44,9 @@ class Run(Strict):
 class ComparisonSweep(Strict):
     field: Literal["data.n", "threat_model.epsilon"] = Field(
         description="; ".join(f"{k}: {v}" for k, v in COMPARISON_SWEEPS.items()))
-    values: list[float] = Field(min_length=2)
+    values: list[float] = SweepValues()
+
+    _distinct = field_validator("values")(distinct)
 
 
 class ComparisonQuick(Strict):

@@ -8,12 +8,9 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from algorithms.registry import choice_message
-from engine.specbase import Problem, Strict, Verdict, parse_model
+from engine.specbase import Problem, SpecError, Strict, SweepValues, Verdict, distinct, parse_model
 from verifiers.accountants.shuffle_baselines import BASELINES
 from verifiers.checks.curves import CURVE_CHECKS, OWN_CURVES
-
-CURVE_MECHANISMS = ("subsampled-shuffle",)
-CURVE_FIELDS = {"subsampled-shuffle": ("T", "n", "k", "eps_ldp")}
 
 
 class CurveParams(Strict):
@@ -27,14 +24,16 @@ class CurveParams(Strict):
 
 class CurveSweep(Strict):
     field: Literal["T", "n", "k", "eps_ldp"]
-    values: list[float] = Field(min_length=2)
+    values: list[float] = SweepValues()
+
+    _distinct = field_validator("values")(distinct)
 
 
 class Baseline(Strict):
     name: Literal["rdp_shuffle", "fmt_kov"] = Field(description="; ".join(f"{k}: {v}" for k, v in BASELINES.items()))
     convention: Literal["as_stated", "authors_script"] = Field(
         "as_stated", description="as_stated: the sources' theorems; authors_script: what seed 001's authors' Figure 2 "
-                                 "notebook computes (verifiers/shuffle_baselines.py)")
+                                 "notebook computes (verifiers/accountants/shuffle_baselines.py)")
 
     @property
     def label(self) -> str:
@@ -120,4 +119,9 @@ class CurveSpec(Strict):
 
 
 def parse_curve(raw: dict, file: str) -> CurveSpec:
+    for where in (raw.get("params"), raw.get("sweep")):
+        if isinstance(where, dict) and ("eps0" in where or where.get("field") == "eps0"):
+            path = "params.eps0" if where is raw.get("params") else "sweep.field"
+            raise SpecError(file, path, "the local randomizer's epsilon is now called eps_ldp (results schema 2: one "
+                                        "name per quantity); rename eps0 to eps_ldp")
     return parse_model(CurveSpec, raw, file)

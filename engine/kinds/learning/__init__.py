@@ -17,5 +17,10 @@ def _headline(spec: model.Spec, results: dict) -> str:
     return f"{len(results['points'])} point(s) x {results['trials']} trials"
 
 
+def _fits_memory(spec: model.Spec, file: str) -> None:
+    runner.check_memory(spec, spec.trials, file)
+
+
 KIND = SpecKind(name="learning", summary="an algorithm run on data, trial by trial, against its theorems (no kind: key)",
-                model=model.Spec, parse=model.parse, run=_run, markdown=report, headline=_headline, uses_store=True)
+                model=model.Spec, parse=model.parse, run=_run, markdown=report, headline=_headline, uses_store=True,
+                fits_memory=_fits_memory)

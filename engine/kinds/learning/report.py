@@ -77,10 +77,12 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
             ax.errorbar(x, mean, yerr=1.96 * se, fmt="o", label="measured mean (95% CI)")
             extra = ch.get("extra", {})
             if "slope" in extra:
-                ax.plot(x, np.exp(extra["intercept"]) * x ** extra["slope"], "-", label=f"fit: slope {extra['slope']:.2f}")
+                ax.plot(x, np.exp(extra["intercept"]) * x ** extra["slope"], "-",
+                        label=f"fit: slope {extra['slope']:.2f} (CI {extra['slope_lower']:.2f} .. "
+                              f"{extra['slope_upper']:.2f})")
             a = extra.get("exponent")
             if a is not None:
-                ax.plot(x, mean[0] * (x / x[0]) ** a, "--", label=f"theorem: slope {a:.2f}")
+                ax.plot(x, mean[0] * (x / x[0]) ** a, "--", label=f"theorem: slope {a:.2f} (must fall at least this fast)")
             local = extra.get("local_exponent")
             if local is not None and a is not None and abs(local - a) > 1e-6:
                 term = np.array([row["term"] for row in rows])

@@ -7,6 +7,7 @@ import datetime as dt
 import functools
 import json
 import math
+import os
 import platform
 import shlex
 import struct
@@ -240,6 +241,55 @@ def chunk_size(spec: Spec, trials: int, needs: set[str]) -> int:
     return max(1, min(trials, MEMORY_BUDGET // max(per_trial, 1)))
 
 
+ROW_BYTES = 600                    # one trial's stored row as the run holds it (dicts of floats): measured ~400-500
+EVAL_FLOATS = 3                    # a logistic evaluation sample: X, y and the risk computation's temporaries (x d)
+
+
+def memory_limit() -> int:
+    """Bytes a run may use: PRIVBENCH_MEMORY_LIMIT (GiB; the CLI's --memory-limit sets it), else half this
+    machine's memory."""
+    env = os.environ.get("PRIVBENCH_MEMORY_LIMIT")
+    if env:
+        return int(float(env) * 2**30)
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
+def memory_estimate(spec: Spec, trials: int, workers: int | None = None) -> tuple[int, str, str]:
+    """(bytes, the field that drives it, what) of a run's peak, from the spec alone, before anything is allocated:
+    the records every worker holds for its unit (units are cut to MEMORY_BUDGET, but never below one trial, so a
+    single trial's data set sets the floor), a population's evaluation sample, and the per-trial rows the run keeps
+    (trials x sweep points)."""
+    workers = workers or os.cpu_count() or 1
+    data, points = spec.data, len(sweep_values(spec))
+    swept_n = spec.sweep is not None and spec.sweep.field == "data.n"
+    n = 0 if data.kind in PACKAGED else int(max(spec.sweep.values) if swept_n and spec.sweep else data.n or 0)
+    d = getattr(data, "d", 0) or 0
+    entry = ALGORITHMS.get(spec.algorithm.kind)
+    one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
+    materialised = not (one_pass and STREAM_ONE_PASS) or data.mode == "erm"
+    per_trial = data.N * n * (d * 8 if materialised else 9)
+    unit = per_trial if data.mode == "erm" else max(per_trial, min(trials, MEMORY_BUDGET // max(per_trial, 1))
+                                                                    * per_trial)
+    evaluation = getattr(data, "eval_records", 0) * d * 8 * EVAL_FLOATS
+    rows = trials * points * ROW_BYTES
+    parts = [(workers * unit, "data.n", f"{workers} worker(s) x the records of one unit ({data.N} x {n} x {d})"),
+             (evaluation, "data.eval_records", "the population risk's evaluation sample"),
+             (rows, "trials", f"{trials} trials x {points} point(s) of stored rows")]
+    total = sum(p[0] for p in parts)
+    field, what = max(parts)[1:]
+    return total, field, what
+
+
+def check_memory(spec: Spec, trials: int, file: str = "spec") -> None:
+    """Refuse, before computing, a run whose estimated peak exceeds the limit (one line: the field, the estimate,
+    the limit)."""
+    need, field, what = memory_estimate(spec, trials)
+    limit = memory_limit()
+    if need > limit:
+        raise SpecError(file, field, f"the run would need about {need / 2**30:.3g} GiB (mostly {what}); the limit "
+                                     f"is {limit / 2**30:.3g} GiB (--memory-limit or PRIVBENCH_MEMORY_LIMIT, in GiB)")
+
+
 def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, quick: bool = False,
              progress: Callable[[int, int], Callable[[int], None]] | None = None, store: Store | None = None,
              executor=None, chunk: int | None = None) -> dict:
@@ -249,6 +299,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     seed = spec.seed if seed is None else seed
     if trials is None:
         trials = (spec.quick.trials if spec.quick else QUICK_TRIALS_DEFAULT) if quick else spec.trials
+    check_memory(spec, trials)
     entry = ALGORITHMS.get(spec.algorithm.kind)
     needs = tuple(sorted({THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}))
     values = sweep_values(spec)

@@ -11,7 +11,7 @@ from algorithms import datasets
 from algorithms.registry import UnknownName, choice_message
 from catalog import ALGORITHMS
 from engine.kinds.learning.data import DATA_KINDS, PackagedData, SphereLinearData, SphereLogisticData
-from engine.specbase import Problem, SpecError, Strict, Verdict, check_ids, format_error
+from engine.specbase import Problem, SpecError, Strict, SweepValues, Verdict, check_ids, distinct, format_error
 from verifiers.checks import CHECKS, CheckSpec, Facts, Misfit
 from verifiers.theorems import THEOREMS
 from verifiers.threat_models import CHANGES, THREAT_MODELS, UNITS, Neighbouring
@@ -21,6 +21,7 @@ SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon"
              "threat_model.delta": "delta0", "algorithm.overrides.T": "T"}
 WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fields that take whole numbers
 WHOLE_OVERRIDES = ("R", "K", "T", "k", "b")                           # counts: rounds, batch sizes, clients
+MAX_OVERRIDE = 1e9          # any calibrated parameter set by hand: far above every sane value, far below overflow
 class NeighbouringSpec(Strict):
     unit: Literal["record", "user", "element"] = Field(description="; ".join(f"{k}: {v}" for k, v in UNITS.items()))
     change: Literal["replace_one", "add_remove"] = Field(description="; ".join(f"{k}: {v}" for k, v in CHANGES.items()))
@@ -82,8 +83,8 @@ class Loss(Strict):
     kind: Literal["squared", "logistic", "hinge"] = Field(
         description="squared: (1/2)(<w,x>-y)^2; logistic: ln(1+exp(-y<w,x>)); hinge: max(0, 1-y<w,x>) "
                     "(non-smooth: the algorithms run on its Moreau envelope); each plus (mu/2)||w||^2")
-    diameter: float = Field(gt=0, description="D, the diameter of the domain ball W")
-    mu: float = Field(0.0, ge=0, description="ridge weight: per-sample strong convexity")
+    diameter: float = Field(gt=0, le=1e6, description="D, the diameter of the domain ball W")
+    mu: float = Field(0.0, ge=0, le=1e6, description="ridge weight: per-sample strong convexity")
 
 
 class Algorithm(Strict):
@@ -118,7 +119,9 @@ class Check(CheckSpec):
 
 class Sweep(Strict):
     field: str
-    values: list[float] = Field(min_length=2)
+    values: list[float] = SweepValues()
+
+    _distinct = field_validator("values")(distinct)
 
     @field_validator("field")
     @classmethod
@@ -166,8 +169,8 @@ def consistency(spec: Spec) -> None:
         if k not in entry.overrides:
             raise Problem(f"algorithm.overrides.{k}", choice_message(f"override of {spec.algorithm.kind}", k,
                                                                       list(entry.overrides)))
-        if not (math.isfinite(v) and v > 0):
-            raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a finite number > 0")
+        if not (math.isfinite(v) and 0 < v <= MAX_OVERRIDE):
+            raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a number in (0, {MAX_OVERRIDE:g}]")
         if k in WHOLE_OVERRIDES and v != int(v):
             raise Problem(f"algorithm.overrides.{k}", f"value = {v}: must be a whole number >= 1")
     check_ids(spec.checks, spec.expect, spec.expect_quick)
@@ -254,7 +257,7 @@ def measurable(spec: Spec) -> set[str]:
     if d.mode == "erm" or spec.loss.kind == "squared":
         out.add("empirical_excess_risk")
     if d.kind == "sphere_linear" and d.mode == "sco" and one_pass:
-        out.add("grad_variance")
+        out |= {"grad_variance", "grad_sampling_variance"}
     return out
 
 
@@ -279,8 +282,14 @@ DATA_MODELS: dict[str, type[BaseModel]] = {name: k.model for name, k in DATA_KIN
 def parse(raw: Any, file: str) -> Spec:
     if not isinstance(raw, dict):
         raise SpecError(file, "", "a spec must be a YAML mapping")
+    if raw.get("kind") == "learning":           # the default kind may be named; the model has no kind field
+        raw = {k: v for k, v in raw.items() if k != "kind"}
     try:
-        return validated(raw)
+        spec = validated(raw)
+        if spec.sweep is not None:                    # every sweep point must be a valid spec on its own
+            for v in spec.sweep.values:
+                with_value(spec, spec.sweep.field, v)
+        return spec
     except Problem as e:
         raise SpecError(file, e.path, str(e)) from None
     except ValidationError as e:
@@ -296,14 +305,22 @@ def parse(raw: Any, file: str) -> Spec:
 
 
 def with_value(spec: Spec, field: str, value: float) -> Spec:
-    """A copy of the spec with one numeric field set (sweeps never mutate)."""
+    """A copy of the spec with one numeric field set (sweeps never mutate). A value that breaks a rule of the spec
+    (a cross-field one: the sweep's own checks see each value alone) is a Problem at sweep.values."""
     raw = spec.model_dump()
     *path, last = field.split(".")
     cur = raw
     for part in path:
         cur = cur[part]
     cur[last] = (int if field in WHOLE else float)(value)
-    return validated(raw)
+    try:
+        return validated(raw)
+    except Problem as e:
+        raise Problem("sweep.values", f"at {field} = {value:g}: {e.path}: {e}") from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise Problem("sweep.values", f"at {field} = {value:g}: {'.'.join(str(x) for x in err['loc'])}: "
+                                      f"{err['msg']}") from None
 
 
 def validated(raw: dict) -> Spec:

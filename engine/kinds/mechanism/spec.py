@@ -20,7 +20,7 @@ from pydantic import (
 
 from algorithms.registry import choice_message
 from catalog import MECHANISMS, MechanismEntry
-from engine.specbase import Problem, Strict, Verdict, check_ids, format_error, parse_model
+from engine.specbase import Problem, Strict, SweepValues, Verdict, check_ids, distinct, format_error, parse_model
 
 
 def _params_doc() -> str:
@@ -31,7 +31,9 @@ def _params_doc() -> str:
 class MechanismSweep(Strict):
     field: str = Field(description="a parameter the mechanism lets a spec sweep; " + "; ".join(
         f"{name}: {', '.join(e.sweepable)}" for name, e in MECHANISMS.items()))
-    values: list[float] = Field(min_length=2)
+    values: list[float] = SweepValues()
+
+    _distinct = field_validator("values")(distinct)
 
 
 class MechanismCheck(Strict):
@@ -95,6 +97,8 @@ class MechanismSpec(Strict):
         for v in self.values():
             if field in entry.whole and v is not None and v != int(v):
                 raise Problem(where, f"{v} for {field} must be a whole number")
+            if field in entry.whole and v is not None:
+                v = int(v)                                   # a whole number read from a list of floats
             try:
                 point = entry.params.model_validate(self.params | ({field: v} if field else {})).model_dump()
             except ValidationError as e:

@@ -13,6 +13,7 @@ from engine.kinds.comparison.spec import SWEEP_TAGS, ComparisonSpec
 from engine.kinds.learning import runner
 from engine.kinds.learning.spec import SWEEPABLE
 from engine.specbase import RESULTS_SCHEMA
+from engine.stamp import jsonable, run_stamp
 from verifiers.checks import VERDICTS, ordering
 from verifiers.theorems import THEOREMS
 
@@ -53,7 +54,7 @@ def run(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None,
                                 better_thm=THEOREMS.get(spec.run(c.better).rate_theorem),
                                 worse_thm=THEOREMS.get(spec.run(c.worse).rate_theorem), points=pts, margin=c.margin,
                                 confidence=c.confidence, variable=" and ".join(SWEEP_TAGS[s.field] for s in spec.sweeps))
-        ordered.append(runner._jsonable(asdict(res) | {"better": c.better, "worse": c.worse}))
+        ordered.append(jsonable(asdict(res) | {"better": c.better, "worse": c.worse}))
     checks = ordered + checks
     counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
     runs = [{"id": r.id, "threat_model": r.threat_model, "algorithm": r.algorithm.kind, "silos": r.silos,
@@ -65,5 +66,5 @@ def run(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None,
         "spec": spec.model_dump(mode="json"), "seed": spec.seed if seed is None else seed, "quick": quick,
         "trials": sweeps[0]["runs"][spec.runs[0].id]["trials"], "runs": runs, "sweeps": sweeps, "checks": checks,
         "verdict_counts": counts, "started": started.isoformat(timespec="seconds"),
-        "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), **runner.run_stamp(),
+        "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), **run_stamp(),
     }

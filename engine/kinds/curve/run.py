@@ -8,8 +8,8 @@ from dataclasses import asdict
 from typing import Callable
 
 from engine.kinds.curve.spec import CurveSpec
-from engine.kinds.learning.runner import _jsonable, run_stamp
 from engine.specbase import RESULTS_SCHEMA
+from engine.stamp import jsonable, run_stamp
 from verifiers.accountants import shuffle_baselines, subsampled_shuffle
 from verifiers.checks.curves import CURVE_CHECKS
 
@@ -35,7 +35,7 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
         point["seconds"] = time.perf_counter() - t0
         points.append(point)
         tick(1)
-    checks = [_jsonable(asdict(CURVE_CHECKS.get(c.kind)(c, points, CITATION))) for c in spec.checks]
+    checks = [jsonable(asdict(CURVE_CHECKS.get(c.kind)(c, points, CITATION))) for c in spec.checks]
     paper = []
     for pv in spec.paper:
         row = {"at": pv.at, "paper_epsilon": pv.epsilon, "what": pv.what, "ours_thm1": None, "ratio": None,

@@ -6,22 +6,14 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import math
 import os
-import platform
-import shlex
-import struct
-import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass
 from importlib import metadata
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-import engine
 from algorithms import events as ev_
 from algorithms import optimum
 from algorithms.data import Records
@@ -31,6 +23,7 @@ from engine import executors
 from engine.kinds.learning import audit, problem
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
+from engine.stamp import jsonable, run_stamp, value_key
 from engine.store import Store, code_hash, run_key
 from verifiers.checks import CHECKS, VERDICTS, Context, Point
 from verifiers.theorems import THEOREMS
@@ -66,15 +59,9 @@ class Unit:
     needs: tuple[str, ...]      # the measured quantities the checks need
 
 
-def _value_key(value: float | None) -> int:
-    """A sweep value as a non-negative integer (its float64 bits), for seeding: a point's numbers depend
-    on its value, not on its position in the sweep, so adding a sweep value changes no other point."""
-    return 0 if value is None else int.from_bytes(struct.pack("<d", float(value)), "little") + 1
-
-
 def point_seed(seed: int, value: float | None) -> np.random.SeedSequence:
     """The SeedSequence of the sweep point with this value; trial t's streams derive from it."""
-    return np.random.SeedSequence([seed, 1], spawn_key=(_value_key(value),))
+    return np.random.SeedSequence([seed, 1], spawn_key=(value_key(value),))
 
 
 def problem_seed(seed: int) -> int:
@@ -86,7 +73,7 @@ def problem_seed(seed: int) -> int:
 def _problem(spec_json: str, seed: int, value: float | None) -> tuple[Spec, problem.Problem]:
     """The learning problem of a point, built once per process (its optimum can take seconds)."""
     spec = validated(json.loads(spec_json))
-    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(_value_key(value),)))
+    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(value_key(value),)))
     return spec, problem.build(spec, problem_seed(seed), data_rng)
 
 
@@ -349,7 +336,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
                 p["audit"] = stored
                 continue
             pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
-            p["audit"] = audit.run(pspec, prob, p["params"], p["events"][0], seed=seed, value_key=_value_key(v),
+            p["audit"] = audit.run(pspec, prob, p["params"], p["events"][0], seed=seed, value_key=value_key(v),
                                    trials=asked, confidence=level, budget=budget)
             if store is not None:
                 store.put(akey, p["audit"], {})
@@ -378,12 +365,6 @@ def _relation(spec: Spec) -> dict | None:
     return None if rel is None else rel.as_dict() | {"text": rel.text}
 
 
-def run_stamp() -> dict:
-    """What every results file says about how it was made: code version, packages, Python, the command."""
-    return {"code_version": code_version(), "packages": package_versions(), "python": platform.python_version(),
-            "command": " ".join(shlex.quote(a) for a in ["python", "-m", "engine"] + sys.argv[1:])}
-
-
 def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
     entry = ALGORITHMS.get(spec.algorithm.kind)
     pts = [Point(value=p["value"], params=p["params"], overridden=frozenset(p["overridden"]),
@@ -398,46 +379,5 @@ def evaluate_checks(spec: Spec, points: list[dict]) -> list[dict]:
         thm = THEOREMS.get(c.theorem or entry.privacy_theorem)
         kind = CHECKS.get(c.kind)
         cs = c.model_copy(update={"theorem": thm.name, "confidence": c.confidence or kind.confidence})
-        out.append(_jsonable(asdict(kind.evaluate(cs, thm, pts, ctx))))
-    return out
-
-
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {k: _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (np.floating, float)):
-        return float(x) if math.isfinite(x) else str(float(x))
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    return x
-
-
-def code_version() -> str:
-    here = Path(__file__).resolve().parents[3]      # the repository (engine/kinds/learning/runner.py)
-    try:
-        out = subprocess.run(["git", "describe", "--always", "--abbrev=12"], cwd=here,
-                             capture_output=True, text=True, timeout=10)
-        if out.returncode == 0 and out.stdout.strip():
-            # changes to the committed reports (which runs rewrite) do not make the code dirty
-            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                     ":(exclude)reports"], cwd=here, capture_output=True, text=True, timeout=10)
-            dirty = "-dirty" if status.stdout.strip() else ""
-            return f"{engine.__version__}+git.{out.stdout.strip()}{dirty}"
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return engine.__version__
-
-
-def package_versions() -> dict[str, str]:
-    names = ["numpy", "scipy", "sympy", "pandas", "pyyaml", "pydantic", "dp-accounting", "matplotlib"]
-    out = {}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
+        out.append(jsonable(asdict(kind.evaluate(cs, thm, pts, ctx))))
     return out

@@ -9,14 +9,14 @@ from typing import Callable
 
 import numpy as np
 
-from engine.kinds.learning.runner import _jsonable, _value_key, run_stamp
 from engine.kinds.mechanism.spec import MechanismSpec
 from engine.specbase import RESULTS_SCHEMA
+from engine.stamp import jsonable, run_stamp, value_key
 
 
 def point_seed(seed: int, value: float | None) -> np.random.SeedSequence:
     """The root of every random stream of one sweep point (the entry spawns its streams from it)."""
-    return np.random.SeedSequence([seed, 7], spawn_key=(_value_key(value),))
+    return np.random.SeedSequence([seed, 7], spawn_key=(value_key(value),))
 
 
 def run_point(spec: MechanismSpec, value: float | None, trials: int) -> dict:
@@ -34,11 +34,11 @@ def run(spec: MechanismSpec, *, quick: bool = False,
     for v in values:
         points.append(run_point(spec, v, trials))
         tick(1)
-    checks = [_jsonable(asdict(entry.checks.get(c.kind)(c, spec.mechanism, points))) for c in spec.checks]
+    checks = [jsonable(asdict(entry.checks.get(c.kind)(c, spec.mechanism, points))) for c in spec.checks]
     counts = {k: sum(c["verdict"] == k for c in checks) for k in ("pass", "fail", "inconclusive", "inapplicable")}
     return {"schema": RESULTS_SCHEMA, "kind": "mechanism", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": entry.citation,
-            "sweep": None if spec.sweep is None else {"field": spec.sweep.field}, "points": _jsonable(points),
+            "sweep": None if spec.sweep is None else {"field": spec.sweep.field}, "points": jsonable(points),
             "checks": checks, "verdict_counts": counts, "seed": spec.seed, "trials": trials, "quick": quick,
             "started": started.isoformat(timespec="seconds"),
             "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), "reused_trials": 0,

@@ -47,7 +47,8 @@ class AlgorithmEntry:
     smoothing: str | None = None      # how a non-smooth loss is handled (None: smooth losses only)
     threat_model: str = "isrl"        # the threat model its privacy theorem is about
     single_pool: bool = False         # runs on one pool of n clients (data.N = 1)
-    auditable: bool = True            # engine/kinds/learning/audit.py can simulate the worst-case neighbours of its mechanism
+    auditable: bool = False           # engine/kinds/learning/audit.py simulates its mechanism's worst-case neighbours
+                                      # (its event kind has an entry in that module's AUDITS); off unless said
 
 
 def int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:

@@ -65,14 +65,14 @@ def resolve_local_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, flo
 
 ENTRIES: tuple[AlgorithmEntry, ...] = (
     AlgorithmEntry(
-        name="central_sgd", description="Central-model baseline: P_SGD's schedule with Gaussian noise on each batch's mean "
+        name="central_sgd", auditable=True, description="Central-model baseline: P_SGD's schedule with Gaussian noise on each batch's mean "
                                         "gradient (trusted curator)",
         citation="seed 000, Algorithm 3's schedule (L177-187) with Lemma C.5's Gaussian mechanism (L861-877)",
         privacy_theorem="central.sgd.privacy", overrides=("b", "eta", "sigma"), variants=("standard",),
         resolve=resolve_central_sgd, run=shuffle_sgd.run_central, one_pass=lambda variant: True, smoothing=None,
         threat_model="central", single_pool=True),
     AlgorithmEntry(
-        name="local_sgd", description="Local-model baseline: one-pass SGD on users' own Gaussian-noised gradients "
+        name="local_sgd", auditable=True, description="Local-model baseline: one-pass SGD on users' own Gaussian-noised gradients "
                                       "(each message (eps, delta)-DP; ISRL-DP with one record per silo)",
         citation="seed 000 L15 and seed 004 L164-166 (the LDP rate, Duchi et al. 2013/2018) with Lemma C.5's Gaussian "
                  "mechanism (seed 000 L861-869) on every message",

@@ -52,7 +52,7 @@ def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
 
 ENTRIES: tuple[AlgorithmEntry, ...] = (
     AlgorithmEntry(
-        name="cldp_sgd", description="CLDP-SGD: client sampling, l_inf clipping, eps0-LDP randomizer R_inf, shuffling",
+        name="cldp_sgd", auditable=True, description="CLDP-SGD: client sampling, l_inf clipping, eps0-LDP randomizer R_inf, shuffling",
         citation="seed 001, Algorithm 1 (L93-116), Thm 3 (L169-181)", privacy_theorem="shuffle.thm3.privacy",
         overrides=("T", "k", "eps_ldp", "C"), variants=("r_inf",), resolve=resolve_cldp, run=cldp.run,
         one_pass=lambda variant: False, smoothing=None, threat_model="shuffle", single_pool=True),

@@ -292,17 +292,17 @@ def resolve_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
 
 ENTRIES: tuple[AlgorithmEntry, ...] = (
     AlgorithmEntry(
-        name="noisy_mbsgd", description="Noisy ISRL-DP minibatch SGD (Algorithm 2)",
+        name="noisy_mbsgd", auditable=True, description="Noisy ISRL-DP minibatch SGD (Algorithm 2)",
         citation="seed 004, Algorithm 2 (L491), Thm 2.1 / D.1", privacy_theorem="isrl.alg2.privacy",
         overrides=("R", "K", "sigma", "eta", "beta_s"), variants=("standard",), resolve=resolve_mbsgd, run=mbsgd.run,
         one_pass=lambda variant: False, smoothing="Moreau envelope with Thm D.2's beta (Lemma D.7)"),
     AlgorithmEntry(
-        name="accelerated_mbsgd", description="One-pass Accelerated Noisy MB-SGD (Algorithm 1, disjoint batches)",
+        name="accelerated_mbsgd", auditable=True, description="One-pass Accelerated Noisy MB-SGD (Algorithm 1, disjoint batches)",
         citation="seed 004, Algorithm 1 (L200), Thm 3.1 / E.1", privacy_theorem="isrl.onepass.privacy",
         overrides=("R", "K", "sigma"), variants=("one_pass",), resolve=resolve_acsa, run=acsa.run,
         one_pass=lambda variant: variant == "one_pass"),
     AlgorithmEntry(
-        name="accelerated_mbsgd_erm",
+        name="accelerated_mbsgd_erm", auditable=True,
         description="Accelerated Noisy MB-SGD for ERM (Algorithm 1, a fresh K-subset every round)",
         citation="seed 004, Algorithm 1 (L200), Thm 4.1 / F.1 / F.2", privacy_theorem="isrl.thm4_1.privacy",
         overrides=("R", "K", "sigma", "beta_s"), variants=("erm",), resolve=resolve_acsa_erm, run=acsa.run,

@@ -120,6 +120,23 @@ def test_every_algorithm_resolves_on_a_tiny_problem(name, variant):
         assert {k for k in res.provenance} >= set(res.overridden), "every override must say where it came from"
 
 
+AUDITABLE = [name for name, e in ALGORITHMS.items() if e.auditable]
+
+
+@pytest.mark.parametrize("name", AUDITABLE)
+def test_an_auditable_algorithm_emits_events_the_audit_simulates(name):
+    """auditable=True promises engine/kinds/learning/audit.py an audit of what the algorithm releases: one trial of
+    its smallest shipped problem must report only event kinds the audit table knows (else a spec with
+    privacy_audit would pass validation and fail at run time)."""
+    from engine.kinds.learning import audit
+
+    label, base = min(_sources_for(name), key=lambda ls: ls[1].data.N * (ls[1].data.n or 1))
+    spec = _tiny(base, label)
+    out = runner.run_unit(runner.Unit(spec.model_dump(mode="json"), 0, None, (0,), spec.seed, ()))
+    kind = out["info"]["event"].get("kind", "gaussian")
+    assert kind in audit.AUDITS, f"{name} is auditable but emits {kind!r}, which no audit simulates"
+
+
 def test_every_algorithm_names_registered_theorems():
     for name, e in ALGORITHMS.items():
         assert e.privacy_theorem in THEOREMS, f"{name}: privacy theorem {e.privacy_theorem!r} is not registered"

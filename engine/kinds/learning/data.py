@@ -170,9 +170,12 @@ def _erm(loss, X, y, rho, consts, prov, *, population, what: str) -> Problem:
 
 @dataclass(frozen=True)
 class DataKind:
-    """``model``: the spec model of a ``data`` section of this kind; ``losses``: the loss kinds it allows;
-    ``packaged``: a fixed data set shipped inside a package (ERM only); ``build(data, loss_spec, loss, rho, base,
-    prov, problem_seed, point_rng)`` -> the Problem of a sweep point."""
+    """``model``: the spec model of a ``data`` section of this kind (a ``kind`` Literal tag, and the fields every
+    learning run reads: ``N`` silos, ``n`` records per silo (None: all that fit), ``participation`` and ``mode``
+    'sco' or 'erm'); ``losses``: the loss kinds it allows; ``packaged``: a fixed data set shipped inside a package
+    (ERM only); ``exact_gradient``: its builder gives the population gradient exactly (``Problem.grad_F``), so
+    the gradient oracle's error is measurable; ``build(data, loss_spec, loss, rho, base, prov, problem_seed,
+    point_rng)`` -> the Problem of a sweep point."""
 
     name: str
     description: str
@@ -180,11 +183,12 @@ class DataKind:
     losses: tuple[str, ...]
     build: Builder
     packaged: bool = False
+    exact_gradient: bool = False
 
 
 DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in (
     DataKind("sphere_linear", "synthetic linear regression, x uniform on a sphere, closed-form population risk",
-             SphereLinearData, ("squared",), _sphere_linear),
+             SphereLinearData, ("squared",), _sphere_linear, exact_gradient=True),
     DataKind("sphere_logistic", "synthetic logistic-model classification, population risk on a large independent "
                                 "sample", SphereLogisticData, ("logistic", "hinge"), _sphere_logistic),
     DataKind("breast_cancer", "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM",

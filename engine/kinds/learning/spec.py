@@ -256,7 +256,7 @@ def measurable(spec: Spec) -> set[str]:
         out.add("excess_risk")
     if d.mode == "erm" or spec.loss.kind == "squared":
         out.add("empirical_excess_risk")
-    if d.kind == "sphere_linear" and d.mode == "sco" and one_pass:
+    if DATA_KINDS.get(d.kind).exact_gradient and d.mode == "sco" and one_pass:
         out |= {"grad_variance", "grad_sampling_variance"}
     return out
 

@@ -79,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--kind", choices=_kind_names(), help="the spec kind (the value of its kind: key)")
     which.add_argument("--curve", action="store_const", const="privacy_curve", dest="kind",
                        help="the schema of privacy-curve specs (kind: privacy_curve)")
-    which.add_argument("--mechanism", action="store_const", const="mechanism", dest="kind",
-                       help="the schema of mechanism specs (kind: mechanism)")
+    which.add_argument("--mechanism", "--protocol", action="store_const", const="mechanism", dest="kind",
+                       help="the schema of mechanism specs (kind: mechanism; --protocol: its name before results "
+                            "schema 2)")
     which.add_argument("--comparison", action="store_const", const="comparison", dest="kind",
                        help="the schema of threat-model comparison specs (kind: comparison)")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",

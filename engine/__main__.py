@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli import main
+from engine.cli import run_main
 
-sys.exit(main())
+sys.exit(run_main())

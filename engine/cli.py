@@ -174,6 +174,18 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(e, "code", 130)
 
 
+def run_main(argv: list[str] | None = None) -> int:
+    """``python -m engine``: main(), then stdout flushed here, where a reader that left early (``| head``) is a quiet
+    exit 141 rather than the interpreter's 'Exception ignored ... BrokenPipeError' at its final flush."""
+    code = main(argv)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    return code
+
+
 def _check_out(out: Path) -> None:
     """--out must be a folder this process can write in, or one it can create (nothing is created here)."""
     if out.exists() and not out.is_dir():

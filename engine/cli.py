@@ -408,7 +408,7 @@ def cmd_report(args) -> int:
         raise spec_mod.SpecError(str(path), "", "no such results file")
     try:
         md = render.render(path)
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:   # JSON, UTF-8 and shape errors
         raise spec_mod.SpecError(str(path), "", f"not a results file written by `run` ({e})") from None
     print(f"report: {md}")
     return 0

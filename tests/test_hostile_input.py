@@ -95,7 +95,8 @@ def test_out_must_be_a_writable_folder_before_anything_runs(capsys, tmp_path):
     assert "is a file" in _one_line_exit(capsys, ["run", str(SMALL), "--out", str(f), "--no-cache"])
 
 
-@pytest.mark.parametrize("content", [b"[1, 2]", b"\x00\x01\xff binary", b'{"schema": 99, "name": "x"}'])
+@pytest.mark.parametrize("content", [b"[1, 2]", b"\x00\x01\xff binary", b'{"schema": 99, "name": "x"}',
+                                     b'{"schema": 1, "name": "x", "kind": [1]}', b'{"schema": 2, "name": ["x"]}'])
 def test_report_refuses_what_run_did_not_write(capsys, tmp_path, content):
     p = tmp_path / "r.json"
     p.write_bytes(content)
@@ -146,7 +147,7 @@ def test_a_closed_pipe_ends_quietly():
 ANY = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), st.floats(allow_nan=True, allow_infinity=True),
                 st.text(max_size=8), st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3),
                                                                                           st.integers(), max_size=2))
-PATHS = [("seed",), ("trials",), ("threat_model", "epsilon"), ("threat_model", "delta"), ("threat_model", "kind"),
+PATHS = [("kind",), ("seed",), ("trials",), ("threat_model", "epsilon"), ("threat_model", "delta"), ("threat_model", "kind"),
          ("data", "n"), ("data", "d"), ("data", "N"), ("data", "kind"), ("data", "label_noise"), ("loss", "kind"),
          ("loss", "diameter"), ("loss", "mu"), ("algorithm", "kind"), ("algorithm", "overrides"), ("sweep",),
          ("checks",), ("expect",), ("name",), ("quick",)]
@@ -206,3 +207,36 @@ def test_a_malformed_scheduler_address_is_one_line(capsys, tmp_path):
     line = _one_line_exit(capsys, ["run", str(SMALL), "--quick", "--no-cache", "--executor", "dask", "--scheduler",
                                    "not a url", "--out", str(tmp_path / "o")])
     assert "--scheduler" in line
+
+
+def _leaves(doc, path=()):
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(doc, list) and doc:
+        for i, v in enumerate(doc[:3]):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path
+
+
+RESULTS = json.loads((ROOT / "reports" / "mbsgd_lemma_d6.json").read_text())
+RESULT_PATHS = [p for p in _leaves(RESULTS) if p and p[0] != "points"][:400]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(RESULT_PATHS), value=ANY)
+def test_fuzz_report_renders_or_refuses_a_tampered_results_file(tmp_path, capsys, path, value):
+    doc = copy.deepcopy(RESULTS)
+    cur = doc
+    for key in path[:-1]:
+        cur = cur[key]
+    cur[path[-1]] = value
+    p = tmp_path / "r.json"
+    try:
+        p.write_text(json.dumps(doc))
+    except ValueError:
+        return
+    rc = main(["report", str(p)])
+    err = capsys.readouterr().err
+    assert rc in (0, 2) and "Traceback" not in err, err

@@ -20,6 +20,8 @@ __all__ = ["RESULTS_SCHEMA", "SPEC_KINDS", "RunOptions", "SpecKind", "kind_of", 
 
 def kind_of(raw: Any, file: str) -> SpecKind:
     name = raw.get("kind", "learning") if isinstance(raw, dict) else "learning"
+    if not isinstance(name, str):
+        raise SpecError(file, "kind", f"value = {name!r}: a spec kind's name; allowed: {', '.join(SPEC_KINDS.names())}")
     if name in RENAMED:
         raise SpecError(file, "kind", f"{name!r} was renamed {RENAMED[name]!r} (and its key protocol: is now "
                                       f"mechanism:)")
@@ -60,9 +62,11 @@ def upgrade_results(results: Any, file: str) -> dict:
     named with the neighbouring relation it checked, ``shuffle_protocol`` became ``mechanism`` with its ``protocol``
     key ``mechanism``, a privacy curve's local epsilon ``eps0`` is ``eps_ldp``); other versions or
     anything not a results file: a one-line SpecError."""
-    if not isinstance(results, dict) or "schema" not in results or "name" not in results:
+    if not isinstance(results, dict) or "schema" not in results or not isinstance(results.get("name"), str):
         raise SpecError(file, "", "not a results file written by `run` (a JSON object with schema and name)")
     version = results["schema"]
+    if not isinstance(results.get("kind", "learning"), str):
+        raise SpecError(file, "kind", f"value = {results['kind']!r}: not a spec kind's name")
     if version == 1:
         results = dict(results)
         kind = results.get("kind", "learning")
@@ -87,6 +91,6 @@ def upgrade_results(results: Any, file: str) -> dict:
         results["schema"] = 2
     elif version != RESULTS_SCHEMA:
         raise SpecError(file, "schema", f"results schema {version!r}: this version reads 1 and {RESULTS_SCHEMA}")
-    if results["kind"] not in SPEC_KINDS:
+    if not isinstance(results.get("kind"), str) or results["kind"] not in SPEC_KINDS:
         raise SpecError(file, "kind", f"unknown spec kind {results['kind']!r}; allowed: {', '.join(SPEC_KINDS.names())}")
     return results

@@ -24,7 +24,7 @@ from tests.helpers import ROOT, raw
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith(("linux", "darwin")), reason="POSIX signals")
 
-STOP_SECONDS = 2.0          # from the signal to the exit
+STOP_SECONDS = 4.0          # from the signal to the exit (measured 0.2-0.3 s; room for a loaded CI machine)
 WAIT = 60                   # generous limits for a loaded machine; a passing test takes a few seconds
 
 
@@ -224,7 +224,7 @@ def test_a_signal_stops_the_run_at_once_and_keeps_every_finished_unit(run, sig, 
     assert seconds < STOP_SECONDS, f"{seconds:.1f} s to stop"
     kept = _one_line(err, code, r.store)
     assert kept >= 1
-    assert _gone_within(workers, 1.0)
+    assert _gone_within(workers, 3.0)
     total, left = _units_to_compute(r.spec, None), _units_to_compute(r.spec, r.store)
     assert 0 < left <= total - kept                 # a rerun computes only the units not kept
 
@@ -236,7 +236,7 @@ def test_a_second_ctrl_c_during_the_cleanup_changes_nothing(run):
     assert r.proc.returncode == 130, err
     assert seconds < STOP_SECONDS, f"{seconds:.1f} s to stop"
     _one_line(err, 130, r.store)
-    assert _gone_within(workers, 1.0)
+    assert _gone_within(workers, 3.0)
 
 
 def test_no_cache_says_nothing_was_kept(run):
@@ -246,4 +246,4 @@ def test_no_cache_says_nothing_was_kept(run):
     assert r.proc.returncode == 143 and seconds < STOP_SECONDS, err
     assert err.strip().splitlines()[-1] == ("interrupted (SIGTERM): nothing was kept (--no-cache); run the command "
                                             "again to start over"), err
-    assert "Traceback" not in err and _gone_within(workers, 1.0)
+    assert "Traceback" not in err and _gone_within(workers, 3.0)

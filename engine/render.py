@@ -9,6 +9,8 @@ from pathlib import Path
 
 from engine.kinds import SPEC_KINDS, upgrade_results
 from engine.specbase import SpecError
+from engine.stamp import verdict_counts
+from verifiers.checks import VERDICTS
 
 
 def write(results: dict, out_dir: Path) -> tuple[Path, Path]:
@@ -22,7 +24,6 @@ def write(results: dict, out_dir: Path) -> tuple[Path, Path]:
 
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")      # a spec's name (the spec models' pattern): a file name, never a path
-VERDICTS = ("pass", "fail", "inconclusive", "inapplicable")
 
 
 def render(json_path: Path) -> Path:
@@ -35,7 +36,7 @@ def render(json_path: Path) -> Path:
     checks = results.get("checks", [])
     if not isinstance(checks, list) or any(not isinstance(c, dict) or c.get("verdict") not in VERDICTS for c in checks):
         raise SpecError(str(json_path), "checks", f"every check needs a verdict among {', '.join(VERDICTS)}")
-    results = results | {"verdict_counts": {v: [c["verdict"] for c in checks].count(v) for v in VERDICTS}}
+    results = results | {"verdict_counts": verdict_counts(checks)}
     out_dir = Path(json_path).parent
     md = out_dir / f"{results['name']}.md"
     md.write_text(_with_drift_note(SPEC_KINDS.get(results["kind"]).markdown(results, out_dir),

@@ -1,5 +1,5 @@
 """What every spec kind's results share: the run's stamp (code version, package versions, Python, the command),
-JSON-ready values, and the key a sweep value's random streams derive from."""
+JSON-ready values, the verdict counts, and the key a sweep value's random streams derive from."""
 from __future__ import annotations
 
 import math
@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import engine
+from verifiers.checks import VERDICTS
 
 
 def value_key(value: float | None) -> int:
@@ -67,3 +68,8 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def verdict_counts(checks: list[dict]) -> dict[str, int]:
+    """How many checks reached each verdict, from the check rows themselves."""
+    return {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}

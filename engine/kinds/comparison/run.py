@@ -13,8 +13,8 @@ from engine.kinds.comparison.spec import SWEEP_TAGS, ComparisonSpec
 from engine.kinds.learning import runner
 from engine.kinds.learning.spec import SWEEPABLE
 from engine.specbase import RESULTS_SCHEMA
-from engine.stamp import jsonable, run_stamp
-from verifiers.checks import VERDICTS, ordering
+from engine.stamp import jsonable, run_stamp, verdict_counts
+from verifiers.checks import ordering
 from verifiers.theorems import THEOREMS
 
 
@@ -56,7 +56,7 @@ def run(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None,
                                 confidence=c.confidence, variable=" and ".join(SWEEP_TAGS[s.field] for s in spec.sweeps))
         ordered.append(jsonable(asdict(res) | {"better": c.better, "worse": c.worse}))
     checks = ordered + checks
-    counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
+    counts = verdict_counts(checks)
     runs = [{"id": r.id, "threat_model": r.threat_model, "algorithm": r.algorithm.kind, "silos": r.silos,
              "description": ALGORITHMS.get(r.algorithm.kind).description,
              "citation": ALGORITHMS.get(r.algorithm.kind).citation, "rate_theorem": r.rate_theorem,

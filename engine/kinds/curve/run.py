@@ -9,7 +9,7 @@ from typing import Callable
 
 from engine.kinds.curve.spec import CurveSpec
 from engine.specbase import RESULTS_SCHEMA
-from engine.stamp import jsonable, run_stamp
+from engine.stamp import jsonable, run_stamp, verdict_counts
 from verifiers.accountants import shuffle_baselines, subsampled_shuffle
 from verifiers.checks.curves import CURVE_CHECKS
 
@@ -45,7 +45,7 @@ def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]
             ours = subsampled_shuffle.epsilon("upper", k=p["k"], n=p["n"], eps0=p["eps_ldp"], T=p["T"], delta=p["delta"])
             row.update(ours_thm1=ours.epsilon, ratio=ours.epsilon / pv.epsilon)
         paper.append(row)
-    counts = {v: sum(c["verdict"] == v for c in checks) for v in ("pass", "fail", "inconclusive", "inapplicable")}
+    counts = verdict_counts(checks)
     return {"schema": RESULTS_SCHEMA, "kind": "privacy_curve", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": CITATION,
             "sweep": {"field": spec.sweep.field}, "points": points,

@@ -23,9 +23,9 @@ from engine import executors
 from engine.kinds.learning import audit, problem
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
-from engine.stamp import jsonable, run_stamp, value_key
+from engine.stamp import jsonable, run_stamp, value_key, verdict_counts
 from engine.store import Store, code_hash, run_key
-from verifiers.checks import CHECKS, VERDICTS, Context, Point
+from verifiers.checks import CHECKS, Context, Point
 from verifiers.theorems import THEOREMS
 
 MEMORY_BUDGET = 256 * 2**20        # bytes of record data held at once per unit of trials
@@ -341,7 +341,7 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
             if store is not None:
                 store.put(akey, p["audit"], {})
     checks = evaluate_checks(spec, points)
-    counts = {v: sum(c["verdict"] == v for c in checks) for v in VERDICTS}
+    counts = verdict_counts(checks)
     return {
         "schema": RESULTS_SCHEMA, "kind": "learning", "name": spec.name, "description": spec.description,
         "spec": spec.model_dump(mode="json"), "seed": seed, "trials": trials, "quick": quick,

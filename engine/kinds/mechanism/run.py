@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.kinds.mechanism.spec import MechanismSpec
 from engine.specbase import RESULTS_SCHEMA
-from engine.stamp import jsonable, run_stamp, value_key
+from engine.stamp import jsonable, run_stamp, value_key, verdict_counts
 
 
 def point_seed(seed: int, value: float | None) -> np.random.SeedSequence:
@@ -35,7 +35,7 @@ def run(spec: MechanismSpec, *, quick: bool = False,
         points.append(run_point(spec, v, trials))
         tick(1)
     checks = [jsonable(asdict(entry.checks.get(c.kind)(c, spec.mechanism, points))) for c in spec.checks]
-    counts = {k: sum(c["verdict"] == k for c in checks) for k in ("pass", "fail", "inconclusive", "inapplicable")}
+    counts = verdict_counts(checks)
     return {"schema": RESULTS_SCHEMA, "kind": "mechanism", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": entry.citation,
             "sweep": None if spec.sweep is None else {"field": spec.sweep.field}, "points": jsonable(points),

@@ -84,6 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
                             "schema 2)")
     which.add_argument("--comparison", action="store_const", const="comparison", dest="kind",
                        help="the schema of threat-model comparison specs (kind: comparison)")
+    cl = sub.add_parser("claims", help="the claims ledger: every claim of the five papers, the checks citing it and "
+                                       "their verdicts in a reports folder",
+                        description="The claims ledger (engine/ledger.py): for each claim of verifiers/claims.py, the "
+                                    "shipped specs' checks that cite it and their verdicts in the results JSON of "
+                                    "--reports. Prints the counts (and with --paper / --priority / --status the "
+                                    "claims); --markdown writes the whole ledger.", epilog=EPILOG)
+    cl.add_argument("--reports", default="reports", help="folder of results JSON (default: reports/)")
+    cl.add_argument("--specs", default="specs", help="folder of the specs whose results count (default: specs/)")
+    cl.add_argument("--paper", choices=("000", "001", "002", "003", "004"), help="only this paper's claims")
+    cl.add_argument("--priority", choices=("A", "B", "C"), help="only claims of this priority (A: headline)")
+    cl.add_argument("--status", choices=("decided", "stand-in", "undecidable", "undecided", "not-encoded"),
+                    help="only claims with this status")
+    cl.add_argument("--list", action="store_true", help="print the registry's claim ids and summaries, nothing else")
+    cl.add_argument("--markdown", metavar="FILE", help="write the whole ledger as markdown to FILE")
+    cl.add_argument("--json", action="store_true", help="print the ledger as JSON")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
@@ -154,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             _check_out(Path(args.out))                # before any compute: a run must be able to write its report
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
-                "schema": cmd_schema, "privacy": cmd_privacy}[args.command](args)
+                "schema": cmd_schema, "privacy": cmd_privacy, "claims": cmd_claims}[args.command](args)
     except spec_mod.SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -411,6 +426,57 @@ def cmd_report(args) -> int:
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as e:   # JSON, UTF-8 and shape errors
         raise spec_mod.SpecError(str(path), "", f"not a results file written by `run` ({e})") from None
     print(f"report: {md}")
+    return 0
+
+
+STATUS_ARG = {"decided": "decided", "stand-in": "decided on a stand-in", "undecidable": "undecidable on one machine",
+              "undecided": "undecided", "not-encoded": "not encoded"}
+
+
+def cmd_claims(args) -> int:
+    from engine import ledger
+    from engine.kinds import load
+    from verifiers.claims import CLAIMS
+
+    if args.list:
+        for c in CLAIMS.values():
+            print(f"{c.id}  [{c.priority}, {c.type}] {c.summary}")
+        return 0
+    specs_dir, reports = Path(args.specs), Path(args.reports)
+    for folder, what in ((specs_dir, "--specs"), (reports, "--reports")):
+        if not folder.is_dir():
+            raise spec_mod.SpecError("command line", what, f"{folder} is not a folder")
+    names = [load(path).name for path in sorted(specs_dir.glob("*.yaml"))]   # a bad spec: one line, exit 2
+    try:
+        entries, missing, uncited = ledger.collect(names, reports)
+    except (KeyError, ValueError, TypeError) as err:
+        raise spec_mod.SpecError(str(reports), "", f"a results file cannot be read for the ledger ({err})") from None
+    if args.markdown:
+        out = Path(args.markdown)
+        _check_out(out.parent if str(out.parent) else Path("."))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(ledger.markdown(entries, missing, uncited, args.reports), encoding="utf-8")
+    chosen = [e for e in entries.values() if (args.paper is None or e.claim.paper == args.paper)
+              and (args.priority is None or e.claim.priority == args.priority)
+              and (args.status is None or e.status == STATUS_ARG[args.status])]
+    if args.json:
+        print(json.dumps(ledger.as_json({e.claim.id: e for e in chosen}, missing, uncited), indent=1))
+        return 0
+    tally = ledger.counts({e.claim.id: e for e in chosen})
+    print(f"{'paper':<6}{'prio':<6}{'claims':>7}  " + "  ".join(f"{s:>{len(s)}}" for s in ledger.STATUSES))
+    for (paper, prio), tc in sorted(tally.items(), key=lambda kv: (kv[0][0] == "*", kv[0][0], kv[0][1] == "*",
+                                                                  kv[0][1])):
+        print(f"{'all' if paper == '*' else paper:<6}{'all' if prio == '*' else prio:<6}{sum(tc.values()):>7}  "
+              + "  ".join(f"{tc.get(s, 0):>{len(s)}}" for s in ledger.STATUSES))
+    if args.paper or args.priority or args.status:
+        for e in chosen:
+            verdicts = ", ".join(f"{ev.spec}/{ev.check}: {ev.verdict}" for ev in e.evidence) or "no check"
+            print(f"\n{e.claim.id} [{e.claim.priority}] {e.status}{f' ({e.verdict})' if e.verdict else ''}\n"
+                  f"  {e.claim.summary}\n  checks: {verdicts}" + (f"\n  why: {e.reason()}" if e.reason() else ""))
+    if missing:
+        print(f"no results in {reports} for: {', '.join(missing)}", file=sys.stderr)
+    if args.markdown:
+        print(f"ledger: {args.markdown}")
     return 0
 
 

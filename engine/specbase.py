@@ -6,12 +6,13 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from algorithms.registry import choice_message
+from verifiers.claims import CLAIMS
 
 Verdict = Literal["pass", "fail", "inconclusive", "inapplicable"]
 RESULTS_SCHEMA = 2      # version of the results JSON; `report` reads 1 and 2 (engine/kinds/__init__.py upgrade_results)
@@ -61,6 +62,19 @@ def distinct(values: list[float]) -> list[float]:
     if repeated:
         raise ValueError(f"{', '.join(f'{v:g}' for v in repeated)} appear(s) more than once: each point once")
     return values
+
+
+def known_claims(ids: list[str]) -> list[str]:
+    """A check's cited claims: ids of verifiers/claims.py, exactly as ../shared/notes/inventory.md writes them."""
+    for i in ids:
+        if i not in CLAIMS:
+            raise ValueError(choice_message("claim id (`python -m engine claims --list`)", i, list(CLAIMS)))
+    if len(set(ids)) != len(ids):
+        raise ValueError("a claim is listed twice")
+    return ids
+
+
+ClaimIds = Annotated[list[str], AfterValidator(known_claims)]
 
 
 def check_ids(checks, expect: dict, expect_quick: dict) -> list[str]:

@@ -88,13 +88,22 @@ class CheckResult:
     rows: tuple[Mapping[str, Any], ...] = ()
     trials_needed: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # the claims this check decides or exercises: ids of verifiers/claims.py (../shared/notes/inventory.md)
+    claims: tuple[str, ...] = ()
+
+
+def cite(citation: str, claims: tuple[str, ...]) -> str:
+    """A check's citation line: the source and the inventory ids it cites (ids hold '; ', so ' & ' joins them)."""
+    return f"{citation} [inventory: {' & '.join(claims)}]" if claims else citation
 
 
 def result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **kw) -> CheckResult:
+    claims = () if thm is None else thm.inventory
     return CheckResult(id=check.id, kind=check.kind, theorem=None if thm is None else thm.name,
-                       citation="" if thm is None else f"{thm.citation} [inventory: {thm.inventory}]",
+                       citation="" if thm is None else cite(thm.citation, claims) if claims else
+                       f"{thm.citation} [{thm.not_inventoried}]",
                        verdict=verdict, confidence=kw.pop("confidence", check.level), summary=summary,
-                       measured=kw.pop("measured", None), bound=kw.pop("bound", None), **kw)
+                       measured=kw.pop("measured", None), bound=kw.pop("bound", None), claims=claims, **kw)
 
 
 

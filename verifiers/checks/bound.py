@@ -58,9 +58,10 @@ def bound(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Context) -> 
             need = max(need or 0, t or 0) or None  # type: ignore[assignment]
     if n_inf == 0:
         return result(check, thm, "inapplicable",
-                       f"vacuous: the bound is at least sup_W F - F* (the largest excess risk any point of the domain "
-                       f"has) at every point, so no measurement could exceed it; smallest bound/sup ratio "
-                       f"{min(r['bound'] / r['sup_risk'] for r in rows):.3g}", rows=tuple(rows))
+                       f"vacuous at this run's calibration by a factor of at least "
+                       f"{min(r['bound'] / r['sup_risk'] for r in rows):.3g}: the bound is that many times sup_W F - F* "
+                       f"(the largest excess risk any point of the domain has) at every point, so no measurement "
+                       f"could exceed it", rows=tuple(rows))
     decided = [r for r in rows if not r.get("vacuous")]
     worst = max(decided, key=lambda r: r["ucl"] / r["bound"])
     skipped = [r["point"] for r in rows if r.get("vacuous")]

@@ -6,9 +6,24 @@ from typing import Any, Callable
 
 from algorithms.registry import Registry
 from verifiers.checks import CheckResult
+from verifiers.checks.base import cite
 
 REL_SLACK = 1e-9
 OWN_CURVES = ("thm1", "thm2")      # seed 001's upper (Thm 1) and lower (Thm 2) bound, each with Lemma 1
+# the claims a curve check kind decides when its spec names none (ratio_claim and curves_ordered decide the
+# statement the spec quotes, so their specs must name it)
+DEFAULT_CLAIMS = {"bounds_ordered": ("001 Thm 1", "001 Thm 2")}
+
+
+def claims_of(check: Any) -> tuple[str, ...]:
+    if check.not_inventoried:
+        return ()
+    return tuple(check.claims) if check.claims else DEFAULT_CLAIMS.get(check.kind, ())
+
+
+def cited(check: Any, citation: str) -> str:
+    claims = claims_of(check)
+    return cite(citation, claims) if claims else f"{citation} [not inventoried: {check.not_inventoried}]"
 
 
 def epsilon_of(point: dict, curve: str) -> float:
@@ -32,7 +47,8 @@ def bounds_ordered(check: Any, points: list[dict], citation: str) -> CheckResult
                + (f"; upper/lower ratio {min(ratios):.3g} .. {max(ratios):.3g}" if ratios else "")
                if not bad else f"Thm 2's epsilon exceeds Thm 1's at {bad}")
     worst = max(rows, key=lambda r: r["epsilon_lower_bound"] / r["epsilon_upper_bound"])
-    return CheckResult(id=check.id, kind="bounds_ordered", theorem="shuffle.thm1_thm2", citation=citation,
+    return CheckResult(id=check.id, kind="bounds_ordered", theorem="shuffle.thm1_thm2",
+                       citation=cited(check, citation), claims=claims_of(check),
                        verdict="fail" if bad else "pass", measured=worst["epsilon_lower_bound"],
                        bound=worst["epsilon_upper_bound"], confidence=1.0, summary=summary, rows=rows)
 
@@ -47,7 +63,8 @@ def ratio_claim(check: Any, points: list[dict], citation: str) -> CheckResult:
                   "ratio": epsilon_of(p, check.curve) / epsilon_of(p, "thm1")} for p in points)
     summary = (f"{check.curve} / Thm 1 at {check.at:g}: {ours:.3g} against the paper's {check.ratio:g}x "
                f"(relative tolerance {check.tol:g})")
-    return CheckResult(id=check.id, kind="ratio_claim", theorem="shuffle.fig2_ratio", citation=citation + "; Fig. 2 text (L195, L41)",
+    return CheckResult(id=check.id, kind="ratio_claim", theorem="shuffle.fig2_ratio", claims=claims_of(check),
+                       citation=cited(check, citation + "; Fig. 2 text (L195, L41)"),
                        verdict="pass" if ok else "fail", measured=ours, bound=check.ratio, confidence=1.0,
                        summary=summary, rows=rows)
 
@@ -66,7 +83,8 @@ def curves_ordered(check: Any, points: list[dict], citation: str) -> CheckResult
         rows.append({"point": p["value"], **{c: e for c, e in zip(check.order, eps)}, "ordered": ok})
     where = "every point" if lo is None else f"every point from {lo:g} on"
     summary = (" <= ".join(check.order) + (f" at {where}" if not bad else f" fails at {bad}"))
-    return CheckResult(id=check.id, kind="curves_ordered", theorem="shuffle.fig2_order", citation=citation + "; Fig. 2 text (L195)",
+    return CheckResult(id=check.id, kind="curves_ordered", theorem="shuffle.fig2_order", claims=claims_of(check),
+                       citation=cited(check, citation + "; Fig. 2 text (L195)"),
                        verdict="fail" if bad else "pass", measured=None, bound=None, confidence=1.0, summary=summary,
                        rows=tuple(rows))
 

@@ -13,18 +13,20 @@ import numpy as np
 from algorithms.registry import Registry
 from verifiers import stats
 from verifiers.checks import CheckResult
+from verifiers.checks.base import cite
 
 SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
 CITE = {"p1d": f"{SEED}, Lemma 3.1 / A.2 (L130, L372-412)", "pvec": f"{SEED}, Thm 3.2 / A.6 (L150, L473-510)"}
-INVENTORY = {("p1d", True): "000 Lemma 3.1/A.2 (1)", ("p1d", False): "000 Lemma 3.1/A.2 (2)",
-             ("pvec", True): "000 Thm 3.2/A.6 (privacy); 000 Eq. (2)", ("pvec", False): "000 Thm 3.2/A.6 (MSE)"}
+INVENTORY = {("p1d", True): ("000 Lemma 3.1/A.2 (1)",), ("p1d", False): ("000 Lemma 3.1/A.2 (2)",),
+             ("pvec", True): ("000 Thm 3.2/A.6 (privacy)", "000 Eq. (2)"), ("pvec", False): ("000 Thm 3.2/A.6 (MSE)",)}
 REL_SLACK = 1e-9
 
 
 def _result(check: Any, protocol: str, verdict: str, summary: str, *, measured, bound, rows, confidence) -> CheckResult:
+    claims = INVENTORY[protocol, check.kind == "protocol_privacy"]
     return CheckResult(id=check.id, kind=check.kind, theorem=f"shuffle_sum.{protocol}",
-                       citation=f"{CITE[protocol]} [inventory: {INVENTORY[protocol, check.kind == 'protocol_privacy']}]", verdict=verdict,
-                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows))
+                       citation=cite(CITE[protocol], claims), verdict=verdict, measured=measured, bound=bound,
+                       confidence=confidence, summary=summary, rows=tuple(rows), claims=claims)
 
 
 def protocol_privacy(check: Any, protocol: str, points: list[dict]) -> CheckResult:

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import stats
 
 from verifiers.checks import CheckResult
+from verifiers.checks.base import cite
 from verifiers.theorems.base import Theorem
 
 
@@ -73,13 +74,15 @@ def ordering(*, check_id: str, better: str, worse: str, better_thm: Theorem, wor
         rows.append(row)
         if ratio >= margin:
             predicted.append(row)
-    citation = (f"{better}: {better_thm.name} ({better_thm.citation}); {worse}: {worse_thm.name} "
-                f"({worse_thm.citation})")
+    claims = tuple(dict.fromkeys(better_thm.inventory + worse_thm.inventory))
+    uncited = "; ".join(dict.fromkeys(t.not_inventoried for t in (better_thm, worse_thm) if t.not_inventoried))
+    citation = cite(f"{better}: {better_thm.name} ({better_thm.citation}); {worse}: {worse_thm.name} "
+                    f"({worse_thm.citation})" + (f" [{uncited}]" if uncited else ""), claims)
     head = (f"{worse} above {better} where the rates {worse_thm.name} / {better_thm.name} (constants 1, capped at the "
             f"trivial level) differ by >= {margin:g}x")
     if not predicted:
         top = max(r["rate_ratio"] for r in rows)
-        return _res(check_id, "inapplicable", citation, confidence,
+        return _res(check_id, "inapplicable", citation, claims, confidence,
                     f"{head}: no swept {variable} has such a gap (largest ratio {top:.3g}), so the rates predict no "
                     f"order here", rows)
     level = (1 - confidence) / len(predicted)
@@ -97,10 +100,12 @@ def ordering(*, check_id: str, better: str, worse: str, better_thm: Theorem, wor
                f"{outcomes.count('agrees')} agree, {outcomes.count('reversed')} reversed, "
                f"{outcomes.count('undecided')} undecided")
     worst = min(predicted, key=lambda r: r["t"] - r["critical_t"])
-    return _res(check_id, verdict, citation, confidence, summary, rows, measured=worst["t"], bound=worst["critical_t"])
+    return _res(check_id, verdict, citation, claims, confidence, summary, rows, measured=worst["t"],
+                bound=worst["critical_t"])
 
 
-def _res(check_id: str, verdict: str, citation: str, confidence: float, summary: str, rows: list,
-         measured: float | None = None, bound: float | None = None) -> CheckResult:
+def _res(check_id: str, verdict: str, citation: str, claims: tuple[str, ...], confidence: float, summary: str,
+         rows: list, measured: float | None = None, bound: float | None = None) -> CheckResult:
     return CheckResult(id=check_id, kind="ordering", theorem=None, citation=citation, verdict=verdict,
-                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows))
+                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
+                       claims=claims)

@@ -34,7 +34,7 @@ class Theorem:
 
     name: str
     citation: str
-    inventory: str
+    inventory: tuple[str, ...]          # the claims' ids, exactly as in verifiers/claims.py (../shared/notes/inventory.md)
     kind: str
     measures: str
     terms: Mapping[str, sp.Expr]
@@ -46,6 +46,11 @@ class Theorem:
     threat_model: str = "isrl"
     rate_term: str = "privacy"          # the term a rate check targets by default
     extra: Mapping[str, str] = field(default_factory=dict)
+    not_inventoried: str = ""           # why a theorem cites no inventoried claim (a cited rate, not the paper's own)
+    # a privacy theorem that states epsilon as a function of the run's parameters instead of calibrating the mechanism
+    # to a target (seed 001 Eq. 5): the claim itself, evaluated at a point's resolved parameters before it runs; a spec
+    # of such an algorithm states no epsilon of its own
+    stated_epsilon: Callable[[Params], float] | None = None
 
     @property
     def expr(self) -> sp.Expr:

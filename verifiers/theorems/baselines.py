@@ -18,7 +18,7 @@ SEED = "seed 000 (Cheu, Joseph, Mao & Peng)"
 EPS1 = Condition("eps < 1 (Lemma C.5, L861)", lambda p: p["eps0"] < 1)
 CENTRAL_PRIVACY = Theorem(
     name="central.sgd.privacy", citation=f"{SEED}, Lemma C.5 (L861-869) with sensitivity 2L/b (L871-877)",
-    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
+    inventory=("000 Lemma C.5",), kind="explicit", measures="sigma",
     terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / (K**2 * eps0**2))}, algorithms=("central_sgd",),
     loss_class="convex", threat_model="central", needs_smooth=False, conditions=(EPS1,),
     note="Each record is in one batch, so the run is (eps, delta)-DP by parallel composition.")
@@ -36,7 +36,7 @@ EPS1_LOCAL = Condition("eps < 1 (Lemma C.5, seed 000 L861)", lambda p: p["eps0"]
 # / eps^2 -- the same local Gaussian randomizer seed 004 uses in Thm 5.1's proof (L1172: 8 L^2 ln(2/delta0)/eps0^2)
 LOCAL_PRIVACY = Theorem(
     name="local.sgd.privacy", citation=f"{SEED}, Lemma C.5 (L861-869) at one message's sensitivity 2L",
-    inventory="000 Lemma C.5", kind="explicit", measures="sigma",
+    inventory=("000 Lemma C.5",), kind="explicit", measures="sigma",
     terms={"sigma": sp.sqrt(8 * L**2 * sp.log(2 / delta0) / eps0**2)}, algorithms=("local_sgd",),
     loss_class="convex", threat_model="local", needs_smooth=False, conditions=(EPS1_LOCAL,),
     note="Each user's one message is (eps, delta)-DP in its record: local DP (each user speaks once).")

@@ -64,20 +64,20 @@ STRONG = Condition("mu > 0 (per-sample strong convexity)", lambda p: p["mu"] > 0
 
 PRIVACY_ALG2 = Theorem(
     name="isrl.alg2.privacy", citation=f"{SEED}, Thm 2.1 / D.1 privacy part (L658, proof L670-672)",
-    inventory="004 Thm 2.1/D.1/D.2 (privacy)", kind="explicit", measures="sigma",
+    inventory=("004 Thm 2.1/D.1/D.2 (privacy)",), kind="explicit", measures="sigma",
     terms={"sigma": ALG2_SIGMA}, algorithms=("noisy_mbsgd",), loss_class="convex",
     conditions=(ALG2_EPS, ALG2_K), needs_smooth=False,
     note="(eps0, delta0)-ISRL-DP by advanced composition over R rounds of the subsampled Gaussian.")
 
 PRIVACY_ONEPASS = Theorem(
     name="isrl.onepass.privacy", citation=f"{SEED}, Thm 3.1 / E.1 privacy part (L186, proof L1036)",
-    inventory="004 Thm 3.1/E.1 (privacy)", kind="explicit", measures="sigma",
+    inventory=("004 Thm 3.1/E.1 (privacy)",), kind="explicit", measures="sigma",
     terms={"sigma": ONEPASS_SIGMA}, algorithms=("accelerated_mbsgd",), loss_class="convex",
     conditions=(ONEPASS_EPS,), needs_smooth=False,
     note="One Gaussian release per record (disjoint batches, parallel composition).")
 
 LEMMA_D6_1 = Theorem(
-    name="isrl.lemma_d6_1", citation=f"{SEED}, Lemma D.6 (1) (L610)", inventory="004 Lemma D.6 (1)",
+    name="isrl.lemma_d6_1", citation=f"{SEED}, Lemma D.6 (1) (L610)", inventory=("004 Lemma D.6 (1)",),
     kind="explicit", measures="empirical_excess_risk",
     terms={"optimisation": D**2 / (2 * eta * R), "noise": eta / 2 * (d * sigma**2 / M + L**2)},
     algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(SMOOTH_STEP, UNIFORM_WEIGHTS),
@@ -86,7 +86,7 @@ LEMMA_D6_1 = Theorem(
 POPULATION_D1_D2_D6 = Theorem(
     name="isrl.alg2.population_explicit",
     citation=f"{SEED}, Lemma D.1 (L519) + Lemma D.2 (L537) + Lemma D.6 (1) (L610), as combined in Thm D.1's proof (L676)",
-    inventory="004 Lemma D.6 (1); 004 Lemma D.2 (Eq. 13); 004 Lemma D.1", kind="explicit",
+    inventory=("004 Lemma D.6 (1)", "004 Lemma D.2 (Eq. 13)", "004 Lemma D.1"), kind="explicit",
     measures="excess_risk",
     terms={"stability": 2 * L**2 * R * eta / (n * M), "optimisation": D**2 / (2 * eta * R),
            "noise": eta / 2 * (d * sigma**2 / M + L**2)},
@@ -95,7 +95,7 @@ POPULATION_D1_D2_D6 = Theorem(
 
 LEMMA_E3 = Theorem(
     name="isrl.lemma_e3.sampling", citation=f"{SEED}, Lemma E.3 (L1006), its sampling and silo terms",
-    inventory="004 Lemma E.3", kind="explicit", measures="grad_sampling_variance",
+    inventory=("004 Lemma E.3",), kind="explicit", measures="grad_sampling_variance",
     terms={"sampling": phi2 / (M * K), "silos": (N - M) / (N - 1) * v2 / M},
     algorithms=("accelerated_mbsgd",), loss_class="convex", conditions=(FRESH,),
     note="Lemma E.3: E||g_r - grad F(w_r)||^2 <= phi^2/(MK) + (1 - (M-1)/(N-1)) v^2/M 1{N>1} + d sigma^2/M at every "
@@ -105,7 +105,7 @@ LEMMA_E3 = Theorem(
 
 THM21_CONVEX = Theorem(
     name="isrl.thm2_1.convex", citation=f"{SEED}, Thm 2.1 Eq. (4) / Thm D.1 Eq. (17) (L136, L664)",
-    inventory="004 Thm 2.1/D.1/D.2 (convex; Eqs. 4, 17, 19)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 2.1/D.1/D.2 (convex; Eqs. 4, 17, 19)",), kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(M) / sp.sqrt(n),
            "privacy": L * D / sp.sqrt(M) * sp.sqrt(d * sp.log(1 / delta0)) / (eps0 * n)},
     algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(ALG2_EPS, IID), needs_smooth=False,
@@ -113,7 +113,7 @@ THM21_CONVEX = Theorem(
 
 THM21_STRONG = Theorem(
     name="isrl.thm2_1.strongly_convex", citation=f"{SEED}, Thm 2.1 Eq. (5) / Thm D.1 Eq. (18) (L140, L668)",
-    inventory="004 Thm 2.1/D.1/D.2 (strongly convex; Eqs. 5, 18, 20)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 2.1/D.1/D.2 (strongly convex; Eqs. 5, 18, 20)",), kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * M * n),
            "privacy": L**2 / (mu * M) * d * sp.log(1 / delta0) / (eps0**2 * n**2)},
     algorithms=("noisy_mbsgd",), loss_class="strongly_convex", conditions=(ALG2_EPS, IID, STRONG),
@@ -121,7 +121,7 @@ THM21_STRONG = Theorem(
 
 THM31_CONVEX = Theorem(
     name="isrl.thm3_1.convex", citation=f"{SEED}, Thm 3.1 Eq. (6) / Thm E.1 Eq. (30) (L190, L972)",
-    inventory="004 Thm 3.1/E.1 (convex; Eqs. 6, 30)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 3.1/E.1 (convex; Eqs. 6, 30)",), kind="order", measures="excess_risk",
     terms={"statistical": sp.sqrt(phi2) * D / sp.sqrt(n * M),
            "privacy": (beta**sp.Rational(1, 4) * L * D**sp.Rational(3, 2) * sp.sqrt(d * sp.log(1 / delta0))
                        / (eps0 * n * sp.sqrt(M)))**sp.Rational(4, 5),
@@ -132,7 +132,7 @@ THM31_CONVEX = Theorem(
 
 THM31_STRONG = Theorem(
     name="isrl.thm3_1.strongly_convex", citation=f"{SEED}, Thm 3.1 Eq. (7) / Thm E.1 Eq. (31) (L194, L976)",
-    inventory="004 Thm 3.1/E.1 (strongly convex; Eqs. 7, 31)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 3.1/E.1 (strongly convex; Eqs. 7, 31)",), kind="order", measures="excess_risk",
     terms={"statistical": phi2 / (mu * n * M),
            "privacy": sp.sqrt(beta / mu) * L**2 * d * sp.log(1 / delta0) / (mu * eps0**2 * n**2 * M),
            "heterogeneity": v2 / (mu * sp.sqrt(beta / mu) * M) * (N - M) / (N - 1)},
@@ -144,7 +144,7 @@ MOREAU = Condition("the loss is non-smooth and run on its beta_s-Moreau envelope
 LEMMA_D6_1_MOREAU = Theorem(
     name="isrl.lemma_d6_1_moreau",
     citation=f"{SEED}, Lemma D.6 (1) (L610) applied to the Moreau envelope + Lemma D.7 (2) (L692-697), as in Thm D.2's proof (L711)",
-    inventory="004 Lemma D.6 (1); 004 Lemma D.7", kind="explicit", measures="empirical_excess_risk",
+    inventory=("004 Lemma D.6 (1)", "004 Lemma D.7"), kind="explicit", measures="empirical_excess_risk",
     terms={"optimisation": D**2 / (2 * eta * R), "noise": eta / 2 * (d * sigma**2 / M + L**2),
            "smoothing": L**2 / (2 * beta_s)},
     algorithms=("noisy_mbsgd",), loss_class="convex", conditions=(MOREAU, SMOOTH_STEP, UNIFORM_WEIGHTS),
@@ -157,12 +157,12 @@ LEMMA_D6_1_MOREAU = Theorem(
 # Thm F.1 calibrates Algorithm 1 for ERM exactly as Thm D.1 calibrates Algorithm 2 (same sigma^2, K rule, conditions)
 PRIVACY_ERM = dataclasses.replace(
     PRIVACY_ALG2, name="isrl.thm4_1.privacy", citation=f"{SEED}, Thm 4.1 / F.1 / F.2 privacy part (L1056, proof L1072)",
-    inventory="004 Thm 4.1/F.1/F.2 (privacy)", algorithms=("accelerated_mbsgd_erm",),
+    inventory=("004 Thm 4.1/F.1/F.2 (privacy)",), algorithms=("accelerated_mbsgd_erm",),
     note="Alg. 2's sigma^2 and K rule; the iterates are post-processing of the noisy gradients.")
 
 THM41_CONVEX = Theorem(
     name="isrl.thm4_1.convex", citation=f"{SEED}, Thm 4.1 Eq. (8) / Thm F.1 Eq. (32) / Thm F.2 Eq. (35) (L228, L1060, L1102)",
-    inventory="004 Thm 4.1/F.1/F.2 (convex; Eqs. 8, 32, 35)", kind="order", measures="empirical_excess_risk",
+    inventory=("004 Thm 4.1/F.1/F.2 (convex; Eqs. 8, 32, 35)",), kind="order", measures="empirical_excess_risk",
     terms={"privacy": L * D * sp.sqrt(d * sp.log(1 / delta0)) / (eps0 * n * sp.sqrt(M))},
     algorithms=("accelerated_mbsgd_erm",), loss_class="convex", conditions=(ALG2_EPS,), needs_smooth=False,
     note="Smooth f: Thm F.1; non-smooth f via the Moreau envelope: Thm F.2.")
@@ -170,7 +170,7 @@ THM41_CONVEX = Theorem(
 THM41_STRONG = Theorem(
     name="isrl.thm4_1.strongly_convex",
     citation=f"{SEED}, Thm 4.1 Eq. (9) / Thm F.1 Eq. (33) / Thm F.2 Eq. (36) (L232, L1064, L1106)",
-    inventory="004 Thm 4.1/F.1/F.2 (strongly convex; Eqs. 9, 33, 36)", kind="order", measures="empirical_excess_risk",
+    inventory=("004 Thm 4.1/F.1/F.2 (strongly convex; Eqs. 9, 33, 36)",), kind="order", measures="empirical_excess_risk",
     terms={"privacy": L**2 / mu * d * sp.log(1 / delta0) / (eps0**2 * n**2 * M)},
     algorithms=("accelerated_mbsgd_erm",), loss_class="strongly_convex", conditions=(ALG2_EPS, STRONG),
     needs_smooth=False)

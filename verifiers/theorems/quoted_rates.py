@@ -21,11 +21,11 @@ from verifiers.theorems.base import D, L, N, Theorem, d, eps0, n
 SEED000 = "seed 000 (Cheu, Joseph, Mao & Peng)"
 SEED004 = "seed 004 (Lowy & Razaviyayn)"
 
-_cited = "cited optimal rate, not inventoried (inventory.md L70)"
+_cited = "a cited optimal rate (Sec. 1 of seeds 000 and 004), not an inventoried claim (inventory.md L70)"
 
 LOCAL_RATE = Theorem(
     name="local.ldp_rate", citation=f"{SEED004} L164 (Duchi et al., 2013); {SEED000} L15 (Duchi et al., 2018)",
-    inventory=_cited, kind="order", measures="excess_risk",
+    inventory=(), not_inventoried=_cited, kind="order", measures="excess_risk",
     terms={"privacy": L * D * sp.sqrt(d) / (eps0 * sp.sqrt(n * N))}, algorithms=("local_sgd",), loss_class="convex",
     threat_model="local", needs_smooth=False,
     note="Theta(LD min{1, sqrt(d)/(eps sqrt(users))}) for sequentially interactive LDP protocols; the min{1, .} "
@@ -33,13 +33,13 @@ LOCAL_RATE = Theorem(
 
 CENTRAL_RATE = Theorem(
     name="central.cdp_rate", citation=f"{SEED004} L164 (Bassily et al., 2019); {SEED000} L15",
-    inventory=_cited, kind="order", measures="excess_risk",
+    inventory=(), not_inventoried=_cited, kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * N)},
     algorithms=("central_sgd",), loss_class="convex", threat_model="central", needs_smooth=False,
     note="Theta(phi D/sqrt(Nn) + LD min{1, sqrt(d)/(eps n N)}) (phi <= L; seed 004 prints phi^2, read as phi D).")
 
 ISRL_RATE = Theorem(
-    name="isrl.fig3_rate", citation=f"{SEED004} Fig. 3 (L109, L120), Thm 2.1 (L132-140)", inventory="004 Thm 2.1/D.1/D.2",
+    name="isrl.fig3_rate", citation=f"{SEED004} Fig. 3 (L109, L120), Thm 2.1 (L132-140)", inventory=("004 Thm 2.1/D.1/D.2 (convex; Eqs. 4, 17, 19)",),
     kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * sp.sqrt(N))},
     algorithms=("noisy_mbsgd", "accelerated_mbsgd"), loss_class="convex", threat_model="isrl", needs_smooth=False,
@@ -47,7 +47,7 @@ ISRL_RATE = Theorem(
 
 SDP_RATE = Theorem(
     name="shuffle.fig3_sdp_rate", citation=f"{SEED004} Fig. 3 (L115, L120), Thm 5.1 (L240-246)",
-    inventory="004 Thm 5.1/G.1", kind="order", measures="excess_risk",
+    inventory=("004 Thm 5.1/G.1 (convex; Eq. 37)",), kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(n * N), "privacy": L * D * sp.sqrt(d) / (eps0 * n * N)},
     algorithms=("shuffled_mbsgd", "sdp_accelerated_mbsgd"), loss_class="convex", threat_model="shuffle",
     needs_smooth=False,

@@ -47,7 +47,7 @@ PRIVACY_51 = Theorem(
     name="sdp.thm5_1.privacy",
     citation=f"{SEED}, Thm 5.1 / G.1 privacy part (L240, L1160; proof L1172-1176: Gaussian local randomizer, "
              f"Feldman et al. 2020b Thm 3.8, subsampling, advanced composition)",
-    inventory="004 Thm 5.1/G.1 (privacy)", kind="explicit", measures="sigma", terms={"sigma": THM51_SIGMA},
+    inventory=("004 Thm 5.1/G.1 (privacy)",), kind="explicit", measures="sigma", terms={"sigma": THM51_SIGMA},
     algorithms=("shuffled_mbsgd",), loss_class="convex", conditions=(EPS_LN, M_LARGE, K_ONE), needs_smooth=False,
     threat_model="shuffle",
     note=("(eps, delta)-SDP with sigma^2 = C L^2 R M ln(RM^2/(N delta)) ln(R/delta) ln(1/delta)/(n^2 N^2 eps^2). The "
@@ -57,7 +57,7 @@ PRIVACY_51 = Theorem(
 
 THM51_CONVEX = Theorem(
     name="sdp.thm5_1.convex", citation=f"{SEED}, Thm 5.1 (1) / Thm G.1 Eq. (37) (L244, L1164)",
-    inventory="004 Thm 5.1/G.1 (convex; Eq. 37)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 5.1/G.1 (convex; Eq. 37)",), kind="order", measures="excess_risk",
     terms={"statistical": L * D / sp.sqrt(n * M),
            "privacy": L * D * sp.sqrt(d * sp.log(1 / delta0)) / (eps0 * n * N)},
     algorithms=("shuffled_mbsgd",), loss_class="convex", conditions=(EPS_LN, M_LARGE, isrl_004.IID, G1_PARAMETERS),
@@ -66,7 +66,7 @@ THM51_CONVEX = Theorem(
 
 THM51_STRONG = Theorem(
     name="sdp.thm5_1.strongly_convex", citation=f"{SEED}, Thm 5.1 (2) / Thm G.1 Eq. (38) (L248, L1168)",
-    inventory="004 Thm 5.1/G.1 (strongly convex; Eq. 38)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 5.1/G.1 (strongly convex; Eq. 38)",), kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * n * M),
            "privacy": L**2 / mu * d * sp.log(1 / delta0) / (eps0**2 * n**2 * N**2)},
     algorithms=("shuffled_mbsgd",), loss_class="strongly_convex",
@@ -92,14 +92,14 @@ PRIVACY_52 = Theorem(
     name="sdp.thm5_2.privacy",
     citation=f"{SEED}, Thm 5.2 / G.2 privacy part (L254, L1273; proof L1297: Lemma G.1 per round, parallel "
              f"composition over disjoint batches)",
-    inventory="004 Thm 5.2/G.2 (privacy); 004 Lemma G.1 (privacy)", kind="explicit", measures="epsilon", terms={},
+    inventory=("004 Thm 5.2/G.2 (privacy)", "004 Lemma G.1 (privacy)"), kind="explicit", measures="epsilon", terms={},
     algorithms=("sdp_accelerated_mbsgd",), loss_class="convex", conditions=(EPS15, DELTA_HALF), needs_smooth=False,
     threat_model="shuffle",
     note="(eps, delta)-SDP: every round one P_vec call at (eps, delta), every record in one round.")
 
 THM52_CONVEX = Theorem(
     name="sdp.thm5_2.convex", citation=f"{SEED}, Thm 5.2 (1) Eq. (10) (L258); general M: Thm G.2 Eq. (39) (L1277)",
-    inventory="004 Thm 5.2/G.2 (convex; Eqs. 10, 39)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 5.2/G.2 (convex; Eqs. 10, 39)",), kind="order", measures="excess_risk",
     terms={"statistical": sp.sqrt(phi2) * D / sp.sqrt(N * n),
            "privacy": (beta**sp.Rational(1, 4) * L * D**sp.Rational(3, 2) * sp.sqrt(d * sp.log(d / delta0))
                        / (eps0 * n * N))**sp.Rational(4, 5)},
@@ -111,7 +111,7 @@ THM52_CONVEX = Theorem(
 THM52_STRONG = Theorem(
     name="sdp.thm5_2.strongly_convex",
     citation=f"{SEED}, Thm 5.2 (2) Eq. (11) (L262); general M: Thm G.2 Eq. (40) (L1281)",
-    inventory="004 Thm 5.2/G.2 (strongly convex; Eqs. 11, 40)", kind="order", measures="excess_risk",
+    inventory=("004 Thm 5.2/G.2 (strongly convex; Eqs. 11, 40)",), kind="order", measures="excess_risk",
     terms={"statistical": phi2 / (mu * n * N),
            "privacy": sp.sqrt(beta / mu) * L**2 * d * sp.log(1 / delta0) / (mu * eps0**2 * n**2 * N**2)},
     algorithms=("sdp_accelerated_mbsgd",), loss_class="strongly_convex",
@@ -125,7 +125,7 @@ SDP_LEMMA_E3 = Theorem(
     name="sdp.lemma_e3_pvec",
     citation=f"{SEED}, Lemma E.3 (L1006) with Var(g_r) of P_vec (Thm G.2 proof, L1299-1301); P_vec's explicit MSE "
              f"from seed 000 Lemma A.2's proof (L404-412 of seed 000)",
-    inventory="004 Lemma E.3; 004 Lemma G.1 (MSE)", kind="explicit", measures="grad_variance",
+    inventory=("004 Lemma E.3", "004 Lemma G.1 (MSE)"), kind="explicit", measures="grad_variance",
     terms={"sampling": phi2 / (M * K), "silos": (N - M) / (N - 1) * v2 / M,
            "noise": d * (2 * L / g_grid)**2 * (M * K / 4 + M * K * b_binom * p_binom) / (M * K)**2},
     algorithms=("sdp_accelerated_mbsgd",), loss_class="convex", conditions=(isrl_004.FRESH,), threat_model="shuffle",

@@ -19,21 +19,21 @@ PAPER = Condition("b and eta as Thm 4.1 sets them (not overridden)", lambda p: p
 PRIVACY = Theorem(
     name="shuffle.p_sgd.privacy", citation=f"{SEED}, Thm 4.1 privacy part (L187; proof L570: P_VEC's Thm 3.2 and "
                                            f"each user queried at most once)",
-    inventory="000 Thm 4.1 (privacy); 000 Thm 3.2/A.6 (privacy)", kind="explicit", measures="epsilon", terms={},
+    inventory=("000 Thm 4.1 (privacy)", "000 Thm 3.2/A.6 (privacy)"), kind="explicit", measures="epsilon", terms={},
     algorithms=("shuffle_sgd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
     conditions=(EPS15, DELTA), note="(eps, delta)-shuffle private: one P_VEC call per user.")
 
 # Lemma 4.2 / B.2 (L193, L564-566; the main text's "D^2/(2nT)" is a typo for D^2/(2 eta T)): projected SGD with an
 # L_G-noisy gradient oracle; the average iterate's excess population risk <= D^2/(2 eta T) + eta L_G^2/2
 LEMMA42 = Theorem(
-    name="shuffle.lemma4_2", citation=f"{SEED}, Lemma 4.2 / B.2 (L193, L564-566)", inventory="000 Lemma 4.2/B.2",
+    name="shuffle.lemma4_2", citation=f"{SEED}, Lemma 4.2 / B.2 (L193, L564-566)", inventory=("000 Lemma 4.2/B.2",),
     kind="explicit", measures="excess_risk", terms={"optimisation": D**2 / (2 * eta * R), "noise": eta * LG2 / 2},
     algorithms=("shuffle_sgd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
     conditions=(ONCE,),
     note="L_G^2 = L^2 + P_VEC's explicit MSE bound / b^2 (the proof's eq. (4) with the constant of Lemma A.2's proof).")
 
 THM41 = Theorem(
-    name="shuffle.thm4_1", citation=f"{SEED}, Thm 4.1 (L187-191)", inventory="000 Thm 4.1 (utility)", kind="order",
+    name="shuffle.thm4_1", citation=f"{SEED}, Thm 4.1 (L187-191)", inventory=("000 Thm 4.1 (utility)",), kind="order",
     measures="excess_risk",
     terms={"privacy": d ** sp.Rational(1, 4) * D * L * sp.sqrt(sp.log(d / delta0)) / sp.sqrt(eps0 * n)},
     algorithms=("shuffle_sgd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,

@@ -29,7 +29,7 @@ PRIVACY = Theorem(
     name="shuffle.p_agd.privacy",
     citation=f"{SEED}, Thm 4.3 privacy part (L199; proof L592: P_VEC's Thm 3.2, each user queried once, the rest "
              f"post-processing), Thm 4.7 (L238, L625: Delta_2 = 2L), Thm 4.8 (L246, L633: disjoint phases)",
-    inventory="000 Thm 4.3 (privacy); 000 Thm 4.7 (privacy); 000 Thm 4.8 (privacy); 000 Thm 3.2/A.6 (privacy)",
+    inventory=("000 Thm 4.3 (privacy)", "000 Thm 4.7 (privacy)", "000 Thm 4.8 (privacy)", "000 Thm 3.2/A.6 (privacy)"),
     kind="explicit", measures="epsilon", terms={}, algorithms=AGD, loss_class="convex", threat_model="shuffle",
     needs_smooth=False, conditions=(EPS15, DELTA),
     note="(eps, delta)-shuffle private: one P_VEC call per user, in one round of one phase.")
@@ -41,13 +41,13 @@ PRIVACY = Theorem(
 EQ5 = Theorem(
     name="shuffle.p_agd.oracle_variance",
     citation=f"{SEED}, proof of Thm 4.3, eq. (5) (L594-611) with P_VEC's explicit MSE (Lemma A.2's proof, L404-412)",
-    inventory="000 Eq. (5); 000 Lemma 3.1/A.2 (2)", kind="explicit", measures="grad_variance",
+    inventory=("000 Eq. (5)", "000 Lemma 3.1/A.2 (2)"), kind="explicit", measures="grad_variance",
     terms={"sampling": L_clip**2 / K, "pvec": pvec_mse / K**2}, algorithms=AGD, loss_class="convex",
     threat_model="shuffle", needs_smooth=False, conditions=(ONCE,),
     note="mean over rounds of ||gbar_t - grad F(theta_t^md)||^2 <= L_clip^2/b + pvec_mse/b^2 (sigma^2 of L_t).")
 
 THM43 = Theorem(
-    name="shuffle.thm4_3", citation=f"{SEED}, Thm 4.3 (L199-201; proof L594-621)", inventory="000 Thm 4.3 (utility)",
+    name="shuffle.thm4_3", citation=f"{SEED}, Thm 4.3 (L199-201; proof L594-621)", inventory=("000 Thm 4.3 (utility)",),
     kind="order", measures="excess_risk",
     terms={"statistical": D * L / sp.sqrt(n),
            "privacy": d ** sp.Rational(2, 5) * beta ** sp.Rational(1, 5) * D ** sp.Rational(6, 5) * L ** sp.Rational(4, 5)
@@ -57,7 +57,7 @@ THM43 = Theorem(
     note="O(D L/sqrt(n) + d^(2/5) beta^(1/5) D^(6/5) L^(4/5) log^(4/5)(d/delta) / (eps n)^(4/5)) at Thm 4.3's b.")
 
 THM47 = Theorem(
-    name="shuffle.thm4_7", citation=f"{SEED}, Thm 4.7 (L238-240; proof L625-629)", inventory="000 Thm 4.7 (utility)",
+    name="shuffle.thm4_7", citation=f"{SEED}, Thm 4.7 (L238-240; proof L625-629)", inventory=("000 Thm 4.7 (utility)",),
     kind="order", measures="excess_risk",
     terms={"statistical": D * L / sp.sqrt(n),
            "privacy": d ** sp.Rational(1, 3) * D * L * LOG ** sp.Rational(2, 3) / (eps0 * n) ** sp.Rational(2, 3)},
@@ -67,7 +67,7 @@ THM47 = Theorem(
 
 THM48 = Theorem(
     name="shuffle.thm4_8", citation=f"{SEED}, Thm 4.8 non-smooth case (L246-248; proof L633-650)",
-    inventory="000 Thm 4.8 (non-smooth)", kind="order", measures="excess_risk",
+    inventory=("000 Thm 4.8 (non-smooth)",), kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * n),
            "privacy": d ** sp.Rational(2, 3) * L**2 * LOG ** sp.Rational(4, 3) / (mu * (eps0 * n) ** sp.Rational(4, 3))},
     algorithms=("shuffle_agd_sc",), loss_class="strongly_convex", threat_model="shuffle", needs_smooth=False,
@@ -76,7 +76,7 @@ THM48 = Theorem(
 
 THM48_SMOOTH = Theorem(
     name="shuffle.thm4_8_smooth", citation=f"{SEED}, Thm 4.8 smooth case (L250-252; proof L650-)",
-    inventory="000 Thm 4.8 (smooth)", kind="order", measures="excess_risk",
+    inventory=("000 Thm 4.8 (smooth)",), kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * n),
            "privacy": d * sp.sqrt(beta) * L**2 * LOG**2 / (mu ** sp.Rational(3, 2) * (eps0 * n) ** 2)},
     algorithms=("shuffle_agd_sc",), loss_class="strongly_convex", threat_model="shuffle", needs_smooth=True,

@@ -44,7 +44,7 @@ PRIVACY = Theorem(
     name="shuffle.p_gd.privacy",
     citation=f"{SEED}, Lemma B.6 privacy part (L724-728): each round (eps/(2 sqrt(2T log(1/delta))), delta/(T+1))-DP "
              f"by Thm 3.2, advanced composition over the T rounds; Thm 4.9 (L275) inherits it (L744)",
-    inventory="000 Lemma B.6 (privacy); 000 Thm 4.9 (privacy); 000 Thm 3.2/A.6 (privacy)", kind="explicit",
+    inventory=("000 Lemma B.6 (privacy)", "000 Thm 4.9 (privacy)", "000 Thm 3.2/A.6 (privacy)"), kind="explicit",
     measures="epsilon", terms={}, algorithms=("shuffle_gd",), loss_class="convex", threat_model="shuffle",
     needs_smooth=False, conditions=(EPS15, DELTA, COMPOSES),
     note="(eps, delta)-shuffle private with every user in all T P_VEC calls. The check also requires the P_VEC "
@@ -52,7 +52,7 @@ PRIVACY = Theorem(
          "canaries bound the worst case from below only.")
 
 LEMMA_B4 = Theorem(
-    name="shuffle.lemma_b4", citation=f"{SEED}, Lemma B.4 (L712-716; Bubeck 2015)", inventory="000 Lemma B.4",
+    name="shuffle.lemma_b4", citation=f"{SEED}, Lemma B.4 (L712-716; Bubeck 2015)", inventory=("000 Lemma B.4",),
     kind="explicit", measures="empirical_excess_risk",
     terms={"optimisation": D**2 / (2 * eta * R), "noise": eta * LG2 / 2},
     algorithms=("shuffle_gd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
@@ -62,7 +62,7 @@ LEMMA_B4 = Theorem(
 
 THM49 = Theorem(
     name="shuffle.thm4_9", citation=f"{SEED}, Thm 4.9 (L275-277; proof L744-748) = Lemma B.6's rate (L724-740)",
-    inventory="000 Thm 4.9 (convex); 000 Lemma B.6 (utility)", kind="order", measures="excess_risk",
+    inventory=("000 Thm 4.9 (convex)", "000 Lemma B.6 (utility)"), kind="order", measures="excess_risk",
     terms={"statistical": D * L / sp.sqrt(n),
            "privacy": sp.sqrt(d) * D * L * sp.log(d / delta0) ** sp.Rational(3, 2) / (eps0 * n)},
     algorithms=("shuffle_gd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
@@ -73,7 +73,7 @@ THM49 = Theorem(
 THM49_SC = Theorem(
     name="shuffle.thm4_9.strongly_convex", citation=f"{SEED}, Thm 4.9 strongly convex part (L279-281; Lemma B.7, "
                                                     f"L752-760, rho = eps/log^{{3/2}}(nd/delta))",
-    inventory="000 Thm 4.9 (strongly convex)", kind="order", measures="excess_risk",
+    inventory=("000 Thm 4.9 (strongly convex)",), kind="order", measures="excess_risk",
     terms={"statistical": L**2 / (mu * n),
            "privacy": L**2 * d * sp.log(d / delta0) ** 3 / (mu * eps0**2 * n**2)},
     algorithms=("shuffle_gd",), loss_class="strongly_convex", threat_model="shuffle", needs_smooth=False,

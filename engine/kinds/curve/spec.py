@@ -8,9 +8,9 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from algorithms.registry import choice_message
-from engine.specbase import Problem, SpecError, Strict, SweepValues, Verdict, distinct, parse_model
+from engine.specbase import ClaimIds, Problem, SpecError, Strict, SweepValues, Verdict, distinct, parse_model
 from verifiers.accountants.shuffle_baselines import BASELINES
-from verifiers.checks.curves import CURVE_CHECKS, OWN_CURVES
+from verifiers.checks.curves import CURVE_CHECKS, DEFAULT_CLAIMS, OWN_CURVES
 
 
 class CurveParams(Strict):
@@ -51,6 +51,12 @@ class CurveCheck(Strict):
                              description="curves_ordered: curves from smallest to largest epsilon (thm1, thm2 or "
                                          "name:convention of a baseline)")
     min_value: float | None = Field(None, description="curves_ordered: only at swept values >= this")
+    claims: ClaimIds = Field(default_factory=list, description="the inventory ids of the paper's statement the check "
+                             "decides (ratio_claim, curves_ordered: required; bounds_ordered: default " +
+                             " & ".join(DEFAULT_CLAIMS["bounds_ordered"]) + ")")
+    not_inventoried: str = Field("", max_length=300, description="instead of claims: why the check decides no "
+                                                                 "inventoried statement (e.g. a figure the text is "
+                                                                 "silent about)")
 
     @field_validator("kind")
     @classmethod
@@ -92,6 +98,12 @@ class CurveSpec(Strict):
             for name in ([c.curve] if c.curve else []) + c.order:
                 if name not in curves:
                     raise Problem(f"checks.{i}", choice_message("curve", name, curves))
+            if c.claims and c.not_inventoried:
+                raise Problem(f"checks.{i}.not_inventoried", "give claims or not_inventoried, not both")
+            if not c.claims and not c.not_inventoried and c.kind not in DEFAULT_CLAIMS:
+                raise Problem(f"checks.{i}.claims", f"a {c.kind} check decides a statement of the paper: name its "
+                                                     f"inventory id(s) (`python -m engine claims --list`), or say why "
+                                                     f"it has none in not_inventoried")
             if c.kind == "ratio_claim" and (c.curve is None or c.at is None or c.ratio is None):
                 raise Problem(f"checks.{i}", "a ratio_claim check needs curve, at and ratio")
             if c.kind == "ratio_claim" and c.at not in self.sweep.values:

@@ -10,12 +10,18 @@ sampler decides in which rounds (and how many times) the canary is read, and ``m
 the noise. Only the coordinate along g - g' carries information (the others are the same on both sides),
 so the transcript is released in that coordinate. A fault in the sampler, the noise or the gradients
 therefore shows up in the audit.
+
+``shuffled_scores``: the same for the SHUFFLED reports of Shuffled Noisy MB-SGD (seed 004, Thm 5.1 / G.1) on a few
+silos, scored by the exact likelihood ratio of the shuffled multiset (a sum over permutations in log space).
 """
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Callable
 
 import numpy as np
+from scipy.special import logsumexp
 
 from algorithms import mechanisms, sampling
 
@@ -97,3 +103,53 @@ def _llr(y: np.ndarray, a: float, s: float, q: float) -> np.ndarray:
         return (plus - minus).sum(axis=1)
     lq, l1q = np.log(q), np.log1p(-q)
     return (np.logaddexp(l1q, lq + plus) - np.logaddexp(l1q, lq + minus)).sum(axis=1)
+
+
+MAX_SHUFFLED_SILOS = 6      # the shuffled view's likelihood sums over silos! permutations
+
+
+def shuffled_scores(*, silos: int, pool: int, rounds: int, shift: float, sigma: float, trials: int,
+                    rng: np.random.Generator, release: Callable[..., np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Likelihood-ratio scores of ``trials`` transcripts per side of what the server sees in Shuffled Noisy MB-SGD
+    (algorithms/sdp_fl.py: K = 1, all M = ``silos`` silos every round): the shuffled multiset of the M reports of
+    every round. The loss is linear, f(w, x) = <w, x> (convex and L-Lipschitz for ||x|| <= L: Thm G.1's class), so
+    a report is the record read plus noise whatever w is, and one coordinate suffices. D: silo 0's record 0 (the
+    canary) is +shift/2; D': it is -shift/2; every other record of every silo is -shift/2 on both sides (clones
+    of the D' canary). Every round each silo reads one of its ``pool`` records with the algorithm's own sampler
+    (sampling.k_subsets, K = 1), ``mechanisms.gaussian`` adds the noise (looked up now: the mechanism as the
+    algorithms use it) and the shuffler puts the M reports in a uniform random order. A transcript scores
+    sum_r ln[(1 - p) + p l_r], p = 1/pool, with l_r the likelihood ratio of the round's multiset with silo 0 on
+    the canary against all clones, summed over the M! assignments of reports to silos in log space, for the
+    noise sigma the algorithm claims. Large scores say D. Nothing of the accountant enters."""
+    if not 1 <= silos <= MAX_SHUFFLED_SILOS:
+        raise ValueError(f"the exact shuffled likelihood sums over silos! permutations: silos must be in "
+                         f"[1, {MAX_SHUFFLED_SILOS}], not {silos}")
+    a = shift / 2
+    release = release or mechanisms.gaussian
+    perms = np.array(list(itertools.permutations(range(silos))))
+    clones = np.full(silos, -a)
+    canary = clones.copy()
+    canary[0] = a
+    first = np.arange(silos) == 0
+    out = []
+    for on_d in (True, False):
+        parts = []
+        for lo in range(0, trials, CHUNK):
+            m = min(CHUNK, trials - lo)
+            read = sampling.k_subsets(rng, (m, rounds, silos), pool, 1)[..., 0] == 0    # (m, R, M): record 0 read
+            clean = np.where(read & first & on_d, a, -a)
+            y = rng.permuted(release(clean, sigma, rng=rng), axis=-1)                   # the shuffler, per round
+            ell = _log_shuffled(y, canary, sigma, perms) - _log_shuffled(y, clones, sigma, perms)
+            mix = ell if pool == 1 else np.logaddexp(math.log1p(-1 / pool), ell - math.log(pool))
+            parts.append(mix.sum(axis=1))
+        out.append(np.concatenate(parts))
+    return out[0], out[1]
+
+
+def _log_shuffled(y: np.ndarray, means: np.ndarray, s: float, perms: np.ndarray) -> np.ndarray:
+    """ln of the density of the multiset of reports y (..., M) when silo i reports N(means[i], s^2), up to terms
+    that do not depend on the means: ln sum_pi prod_i phi((y_pi(i) - means[i])/s), the sum over permutations
+    taken in log space."""
+    A = -(y[..., None, :] - means[:, None]) ** 2 / (2 * s * s)          # (..., i, j): silo i sent report j
+    return logsumexp(A[..., np.arange(len(means)), perms].sum(axis=-1), axis=-1)

@@ -105,10 +105,14 @@ def _fig2a(**change) -> dict:
 
 def test_curve_checks_decide_and_can_fail():
     raw = _fig2a(sweep={"field": "T", "values": [1000, 100000]})
-    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:authors_script", "at": 100000, "ratio": 14},
-                     {"id": "wrong", "kind": "ratio_claim", "curve": "fmt_kov:authors_script", "at": 100000, "ratio": 5},
-                     {"id": "o", "kind": "curves_ordered", "order": ["thm2", "thm1", "fmt_kov:authors_script"]},
-                     {"id": "o_bad", "kind": "curves_ordered", "order": ["fmt_kov:authors_script", "thm1"]}]
+    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:authors_script", "at": 100000, "ratio": 14,
+                      "claims": ["001 Fig. 2a (14×)"]},
+                     {"id": "wrong", "kind": "ratio_claim", "curve": "fmt_kov:authors_script", "at": 100000, "ratio": 5,
+                      "claims": ["001 Fig. 2a (14×)"]},
+                     {"id": "o", "kind": "curves_ordered", "order": ["thm2", "thm1", "fmt_kov:authors_script"],
+                      "claims": ["001 Fig. 2b (ordering)"]},
+                     {"id": "o_bad", "kind": "curves_ordered", "order": ["fmt_kov:authors_script", "thm1"],
+                      "claims": ["001 Fig. 2b (ordering)"]}]
     raw["expect"] = {}
     res = curves.run(parse_curve(raw, "x.yaml"))
     assert {c["id"]: c["verdict"] for c in res["checks"]} == {"r": "pass", "wrong": "fail", "o": "pass", "o_bad": "fail"}
@@ -116,12 +120,12 @@ def test_curve_checks_decide_and_can_fail():
 
 def test_curve_spec_rules_for_baselines():
     raw = _fig2a(expect={})
-    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:exact", "at": 100000, "ratio": 14}]
+    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:exact", "at": 100000, "ratio": 14, "claims": ["001 Fig. 2a (14×)"]}]
     with pytest.raises(spec_mod.SpecError, match="checks.0: unknown curve 'fmt_kov:exact'"):
         parse_curve(raw, "x.yaml")
-    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:as_stated", "at": 99, "ratio": 14}]
+    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:as_stated", "at": 99, "ratio": 14, "claims": ["001 Fig. 2a (14×)"]}]
     with pytest.raises(spec_mod.SpecError, match="checks.0.at: 99.0 is not one of the sweep values"):
         parse_curve(raw, "x.yaml")
-    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:as_stated"}]
+    raw["checks"] = [{"id": "r", "kind": "ratio_claim", "curve": "fmt_kov:as_stated", "claims": ["001 Fig. 2a (14×)"]}]
     with pytest.raises(spec_mod.SpecError, match="needs curve, at and ratio"):
         parse_curve(raw, "x.yaml")

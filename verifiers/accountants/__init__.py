@@ -8,7 +8,8 @@ event's class; a new event kind's accountant is one module and one line below).
 - A shuffled LDP release (seed 001's subsampled shuffle mechanism, CLDP-SGD) has no library accountant: its
   epsilon is seed 001's Thm 1 composed over the rounds and converted by Lemma 1 (``subsampled_shuffle.py``), which
   is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is reported next to it.
-- Seed 004's shuffled Gaussian reports: the chain of published bounds of ``shuffled_gaussian.py``.
+- Seed 004's shuffled Gaussian reports: the per-round chain of published bounds of ``shuffled_gaussian.py``, its
+  rounds composed by dp-accounting's PLD (the calibration that sets sigma composes them by KOV instead).
 """
 from __future__ import annotations
 

@@ -3,8 +3,10 @@ App. G: shuffle DP. Lnnn = line of ../shared/seeds/004_66f3b713b54f102e.txt; inv
 ../shared/notes/inventory.md. Seed 004's (eps, delta) of the shuffled view are our eps0, delta0.
 
 Shuffled Noisy MB-SGD (Thm 5.1 / G.1) is Algorithm 2 with K = 1 and M_r = M: its sigma^2 carries an absolute constant
-C the paper leaves unstated (L1160); the resolver sets C to the smallest value our accountant
-(verifiers/accountants/shuffled_gaussian.py) certifies, so the calibration below is Thm G.1's formula at that C. SDP Accelerated
+C the paper leaves unstated (L1160); the resolver sets C to the smallest value the calibration's chain
+(verifiers/accountants/shuffled_gaussian.py: per-round bounds composed by KOV) certifies, so the calibration below is
+Thm G.1's formula at that C; the privacy check judges that sigma with dp-accounting's PLD composition, which the
+calibration does not use. SDP Accelerated
 Noisy MB-SGD (Alg. 6, Thm 5.2 / G.2) sends its gradients through P_vec with seed 000's Thm 3.2 parameters (seed 004
 gives no b, g, p: Lemma G.1, L1208, only says they exist).
 """
@@ -51,9 +53,11 @@ PRIVACY_51 = Theorem(
     algorithms=("shuffled_mbsgd",), loss_class="convex", conditions=(EPS_LN, M_LARGE, K_ONE), needs_smooth=False,
     threat_model="shuffle",
     note=("(eps, delta)-SDP with sigma^2 = C L^2 R M ln(RM^2/(N delta)) ln(R/delta) ln(1/delta)/(n^2 N^2 eps^2). The "
-          "paper leaves the absolute constant C open; C_thm51 is the smallest value our accountant certifies "
-          "(bisection on sigma), so the formula check holds by construction and the released-noise test is the "
-          "content of the noise_calibration check."))
+          "paper leaves the absolute constant C open; C_thm51 is the smallest value the calibration's chain "
+          "certifies (bisection on sigma; per-round bounds composed by KOV), so the formula check holds by "
+          "construction and the released-noise test is the content of the noise_calibration check; the "
+          "privacy_accounting check composes the rounds with dp-accounting's PLD instead, and "
+          "tests/test_sdp_privacy_view.py audits the shuffled reports of a two-silo instance."))
 
 THM51_CONVEX = Theorem(
     name="sdp.thm5_1.convex", citation=f"{SEED}, Thm 5.1 (1) / Thm G.1 Eq. (37) (L244, L1164)",

@@ -10,8 +10,10 @@ from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved
 
 def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
     """Algorithm 1 of seed 001 with Thm 3's step rule; k, T and eps_ldp default to the paper's MNIST run."""
-    p = dict(c)
-    prov = {key: "problem constant" for key in c}
+    # the spec states no epsilon for CLDP-SGD (the paper states it at the run's parameters, Thm 3 Eq. 5): a constant
+    # handed over as None is left out
+    p = {key: v for key, v in c.items() if v is not None}
+    prov = {key: "problem constant" for key in p}
     n, d = int(c["n"]), int(c["d"])
     if "k" in ov:
         k, prov["k"] = int(ov["k"]), "override"

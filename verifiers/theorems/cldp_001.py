@@ -49,7 +49,8 @@ LEMMA1 = (sp.log(1 / delta0) + (lam - 1) * sp.log(1 - 1 / lam) - sp.log(lam)) / 
 # Eq. (5) (L175) at one order; the claim is its minimum over the orders (Remark 2, L187: no closed form)
 EQ5_AT_ORDER = T * THM1_RDP + LEMMA1
 EQ5_DIGITS = 50
-EQ5_MAX_ORDER = 20_000          # the scan below refuses (ValueError) an optimum it cannot reach by then
+EQ5_MAX_ORDER = 512            # every integer order up to here is evaluated (cost ~ order^2); an optimum the scan
+                               # cannot settle by then is refused (ValueError) rather than searched for hours
 _RDP = sp.lambdify((lam, n, k, eps_ldp), THM1_RDP, modules="mpmath")
 _CONVERSION = sp.lambdify((lam, delta0), LEMMA1, modules="mpmath")
 
@@ -57,11 +58,12 @@ _CONVERSION = sp.lambdify((lam, delta0), LEMMA1, modules="mpmath")
 def eq5(params: Params) -> tuple[float, int]:
     """Thm 3 (1), Eq. (5) (L175) at the run's n, k, T, eps_ldp and delta0: (epsilon, the minimising order).
 
-    Every integer order 2, 3, ... is evaluated, until no larger order can win: for lambda' >= lambda the conversion
-    term is >= (log(1/delta) - 1 - log lambda')/(lambda' - 1) >= -(1 + log lambda)/(lambda - 1) (as (lambda'-1)
-    log(1 - 1/lambda') >= -1 and (1 + log x)/(x - 1) decreases), so once T eps(lambda) minus that exceeds the best
-    value, every larger order loses provided T eps(lambda) does not decrease in lambda. That is asserted on every
-    order scanned (a decrease raises ValueError), not proved for the orders beyond."""
+    Every integer order 2, 3, ... is evaluated, until no larger order can win. For lambda' >= lambda the conversion
+    term is >= (log(1/delta) - 1 - log lambda')/(lambda' - 1), as (lambda' - 1) log(1 - 1/lambda') >= -1: that is >= 0
+    up to lambda' = 1/(e delta), and beyond it >= -(1 + log m)/(m - 1) with m = max(lambda, 1/(e delta)), since
+    (1 + log x)/(x - 1) decreases. So once T eps(lambda) plus that floor exceeds the best value, every larger order
+    loses, provided T eps(lambda) does not decrease in lambda: asserted on every order scanned (a decrease raises
+    ValueError), not proved for the orders beyond."""
     N, K, Tr, e0, dl = (float(params[s]) for s in ("n", "k", "T", "eps_ldp", "delta0"))
     if not (K == int(K) and N == int(N) and Tr == int(Tr) and 1 <= K <= N and Tr >= 1 and e0 > 0 and 0 < dl < 1):
         raise ValueError(f"Eq. (5) needs whole 1 <= k <= n, T >= 1, eps_ldp > 0, 0 < delta < 1 (n = {N:g}, k = {K:g}, "
@@ -78,10 +80,11 @@ def eq5(params: Params) -> tuple[float, int]:
             value = rdp + _CONVERSION(order, d_)
             if value < best:
                 best, arg = value, order
-            if rdp - (1 + mpmath.log(order)) / (order - 1) > best:
+            m = max(mpmath.mpf(order), 1 / (mpmath.e * d_))
+            if rdp - (1 + mpmath.log(m)) / (m - 1) > best:
                 return float(best), arg
-    raise ValueError(f"Eq. (5)'s optimal order lies beyond {EQ5_MAX_ORDER} (n = {N:g}, k = {K:g}, T = {Tr:g}, "
-                     f"eps_ldp = {e0:g}, delta = {dl:g})")
+    raise ValueError(f"Eq. (5) at n = {N:g}, k = {K:g}, T = {Tr:g}, eps_ldp = {e0:g}, delta = {dl:g}: the scan of every "
+                     f"order up to {EQ5_MAX_ORDER} (best so far at order {arg}) cannot rule out a larger one")
 
 
 def eq5_epsilon(params: Params) -> float:

@@ -15,7 +15,7 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
-             f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {r['spec']['threat_model']['epsilon']}, "
+             f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {_claimed(r)}, "
              f"delta = {r['spec']['threat_model']['delta']}"
              + (f"; neighbouring data sets: {r['neighbouring']['text']}" if r.get("neighbouring") else ""),
              f"- Data: {r['data_mode']}",
@@ -111,3 +111,9 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
 
 def report(r: dict, out_dir: Path) -> str:
     return markdown(r, _plots(r, out_dir))
+
+
+def _claimed(r: dict) -> str:
+    """The spec's epsilon, or where the paper states epsilon at the run's parameters (the spec gives none), that."""
+    eps = r["spec"]["threat_model"].get("epsilon")
+    return str(eps) if eps is not None else "stated by the paper at each point (the claim before the run: eps0 below)"

@@ -8,7 +8,7 @@ import functools
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from typing import Callable
 
@@ -86,12 +86,22 @@ def run_unit(unit: Unit) -> dict:
     one_pass = entry.one_pass(variant)
     M, M_range = effective_M(spec)
     tm = spec.threat_model
-    claim = {} if tm.epsilon is None or tm.delta is None else {"eps0": tm.epsilon, "delta0": tm.delta}
+    claim = {key: v for key, v in (("eps0", tm.epsilon), ("delta0", tm.delta)) if v is not None}
     consts = prob.consts | {"N": spec.data.N, "M": M} | claim
     try:
         res = entry.resolve(consts, variant, dict(spec.algorithm.overrides))
     except ResolutionError as e:
         raise SpecError("spec", e.field, str(e)) from None
+    privacy = THEOREMS.get(entry.privacy_theorem)
+    if privacy.stated_epsilon is not None and "delta0" in res.params:
+        # the paper states epsilon at the run's parameters (the spec states none): the claim, before the run
+        try:
+            stated = privacy.stated_epsilon(res.params)
+        except ValueError as e:
+            raise SpecError("spec", "threat_model", f"{privacy.name} states no epsilon here: {e}") from None
+        res = replace(res, params={**res.params, "eps0": stated},
+                      provenance={**res.provenance, "eps0": f"the claim: {privacy.name} at this point's parameters "
+                                                            f"({privacy.citation}), computed before the run"})
     n = int(consts["n"])
     train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
     needs = set(unit.needs)

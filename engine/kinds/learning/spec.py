@@ -32,7 +32,9 @@ class ThreatModel(Strict):
     epsilon: float | None = Field(None, gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of "
                                                           "the server's shuffled view (shuffle), of the curator's "
                                                           "releases (central), of every user's messages (local); "
-                                                          "absent for none")
+                                                          "absent for none, and absent where the algorithm's privacy "
+                                                          "theorem states epsilon at the run's parameters (cldp_sgd: "
+                                                          "seed 001 Eq. 5 at each point's n, k, T, eps_ldp, delta)")
     delta: float | None = Field(None, gt=0, lt=1, description="delta_0, in (0, 1); absent for none")
     neighbouring: NeighbouringSpec | None = Field(
         None, description="what one unit of protection is (default: the threat model's, the one its accountants are "
@@ -48,9 +50,10 @@ class ThreatModel(Strict):
     @model_validator(mode="after")
     def _claim(self) -> ThreatModel:
         model = THREAT_MODELS.get(self.kind)
-        if model.private and (self.epsilon is None or self.delta is None):
-            raise Problem("threat_model.epsilon" if self.epsilon is None else "threat_model.delta",
-                          f"required field is missing: the {self.kind} threat model claims (epsilon, delta)")
+        # a missing epsilon is refused by consistency(), which knows whether the algorithm's theorem states it
+        if model.private and self.delta is None:
+            raise Problem("threat_model.delta", f"required field is missing: the {self.kind} threat model claims "
+                                                f"(epsilon, delta)")
         if not model.private and (self.epsilon is not None or self.delta is not None):
             raise Problem("threat_model.epsilon" if self.epsilon is not None else "threat_model.delta",
                           "threat model none makes no privacy claim: leave out epsilon and delta")
@@ -160,6 +163,16 @@ def consistency(spec: Spec) -> None:
         raise Problem("threat_model.kind", f"{spec.threat_model.kind!r}: {spec.algorithm.kind} is analysed under "
                                            f"{entry.threat_model!r}; algorithms for {spec.threat_model.kind!r}: "
                                            f"{', '.join(runs)}")
+    privacy = THEOREMS.get(entry.privacy_theorem)
+    if THREAT_MODELS.get(spec.threat_model.kind).private:
+        if privacy.stated_epsilon is None and spec.threat_model.epsilon is None:
+            raise Problem("threat_model.epsilon", f"required field is missing: the {spec.threat_model.kind} threat "
+                                                  f"model claims (epsilon, delta)")
+        if privacy.stated_epsilon is not None and spec.threat_model.epsilon is not None:
+            raise Problem("threat_model.epsilon", f"{spec.threat_model.epsilon:g}: {spec.algorithm.kind}'s privacy "
+                                                  f"theorem {privacy.name} states epsilon at each point's parameters "
+                                                  f"({privacy.citation}); that is the claim a run is judged against, so "
+                                                  f"leave epsilon out (delta stays)")
     if entry.single_pool and spec.data.N != 1:
         raise Problem("data.N", f"{spec.data.N}: {spec.algorithm.kind} runs on one pool of n clients with one record "
                                 f"each; set N = 1")

@@ -65,8 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "the LocalCluster's workers")
     r.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786 (default: an in-process "
                                        "LocalCluster)")
+    r.add_argument("--time-limit", type=_positive("--time-limit"), metavar="HOURS",
+                   help="refuse a run estimated (before computing: each point's parameters resolved, at the fastest "
+                        "measured cost per gradient coordinate) to take longer than this many hours at least "
+                        "(default: 24; also PRIVBENCH_TIME_LIMIT)")
     v = sub.add_parser("validate", help="check specs without running them (fields, rules, memory estimate)")
     v.add_argument("specs", nargs="+", help="spec files, or folders whose *.yaml files are all checked")
+    v.add_argument("--work", action="store_true",
+                   help="also estimate each run's work (this resolves every sweep point's parameters: seconds for "
+                        "some specs) and refuse one estimated above --time-limit")
+    v.add_argument("--time-limit", type=_positive("--time-limit"), metavar="HOURS",
+                   help="with --work: the limit in hours (default 24; also PRIVBENCH_TIME_LIMIT)")
     for sp in (r, v):
         sp.add_argument("--memory-limit", type=_positive("--memory-limit"), metavar="GIB",
                         help="refuse a run whose estimated peak memory exceeds this many GiB (default: half of this "
@@ -166,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "memory_limit", None):       # read by the run's memory guard, here and in worker processes
             os.environ["PRIVBENCH_MEMORY_LIMIT"] = str(args.memory_limit)
+        if getattr(args, "time_limit", None):         # read by the run's work guard
+            os.environ["PRIVBENCH_TIME_LIMIT"] = str(args.time_limit)
         if args.command == "run":
             _check_out(Path(args.out))                # before any compute: a run must be able to write its report
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
@@ -354,6 +365,9 @@ def cmd_validate(args) -> int:
             kinds.kind_for(s).fits_memory(s, str(path))
             more = kinds.kind_for(s).extra_checks(s)
             extra = f" and {len(more)} run checks" if more else ""
+            if args.work:
+                seconds = kinds.kind_for(s).work(s, str(path))
+                extra += f"; at least {seconds:.3g} s of computing" if seconds else ""
             print(f"ok: {path} ({s.name}: {len(s.checks)} checks{extra})")
         except spec_mod.SpecError as e:
             print(f"error: {e}", file=sys.stderr)

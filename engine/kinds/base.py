@@ -43,7 +43,9 @@ class SpecKind:
     ``headline(spec, results)`` -> what was run, in a few words; ``extra_checks(spec)`` -> ids of verdicts the spec
     decides besides its ``checks`` (a comparison's per-run checks); ``sub_results(results)`` -> results written
     next to these (a comparison's runs); ``fits_memory(spec, file)`` raises a one-line SpecError when the default
-    run's estimated peak memory exceeds the limit (``validate`` calls it; ``run`` checks again at its trial count)."""
+    run's estimated peak memory exceeds the limit (``validate`` calls it; ``run`` checks again at its trial count);
+    ``work(spec, file)`` -> the default run's estimated seconds at least, or a one-line SpecError above the time limit
+    (``validate --work`` calls it: it resolves every point's parameters; ``run`` always checks)."""
 
     name: str
     summary: str
@@ -56,6 +58,7 @@ class SpecKind:
     extra_checks: Callable[[Any], list[str]] = no_extra_checks
     sub_results: Callable[[dict], list[dict]] = no_sub_results
     fits_memory: Callable[[Any, str], None] = fits_anywhere
+    work: Callable[[Any, str], float] = lambda spec, file: 0.0
 
     def check_ids(self, spec: Any) -> list[str]:
         return [c.id for c in spec.checks] + self.extra_checks(spec)

@@ -30,7 +30,16 @@ def _fits_memory(spec: ComparisonSpec, file: str) -> None:
             runner.check_memory(learning, learning.trials, file)
 
 
+def _work(spec: ComparisonSpec, file: str) -> float:
+    total = 0.0
+    for r in spec.runs:
+        for sweep in spec.sweeps:
+            learning = spec.learning_spec(r, sweep)
+            total += runner.check_work(learning, learning.trials, file=file)
+    return total
+
+
 KIND = SpecKind(name="comparison", summary="one problem under several threat models, with ordering checks",
                 model=ComparisonSpec, parse=parse_comparison, run=_run, markdown=report, headline=_headline,
                 uses_store=True, extra_checks=lambda spec: spec.run_check_ids(), sub_results=_sub_results,
-                fits_memory=_fits_memory)
+                fits_memory=_fits_memory, work=_work)

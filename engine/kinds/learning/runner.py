@@ -18,7 +18,7 @@ from algorithms import events as ev_
 from algorithms import optimum
 from algorithms.data import Records
 from algorithms.streams import streams_for
-from catalog import ALGORITHMS, ResolutionError
+from catalog import ALGORITHMS, ResolutionError, Resolved
 from engine import executors
 from engine.kinds.learning import audit, problem
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
@@ -77,14 +77,12 @@ def _problem(spec_json: str, seed: int, value: float | None) -> tuple[Spec, prob
     return spec, problem.build(spec, problem_seed(seed), data_rng)
 
 
-def run_unit(unit: Unit) -> dict:
-    """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
-    t0 = time.perf_counter()
-    spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.value)
+def resolve_point(spec: Spec, prob: problem.Problem) -> tuple[dict, Resolved]:
+    """The problem's constants and the algorithm's resolved parameters at a point (the claim included: the spec's
+    epsilon, or the one the paper states at the point's parameters, computed before the run)."""
     entry = ALGORITHMS.get(spec.algorithm.kind)
     variant = spec.algorithm.variant or entry.variants[0]
-    one_pass = entry.one_pass(variant)
-    M, M_range = effective_M(spec)
+    M, _ = effective_M(spec)
     tm = spec.threat_model
     claim = {key: v for key, v in (("eps0", tm.epsilon), ("delta0", tm.delta)) if v is not None}
     consts = prob.consts | {"N": spec.data.N, "M": M} | claim
@@ -102,6 +100,17 @@ def run_unit(unit: Unit) -> dict:
         res = replace(res, params={**res.params, "eps0": stated},
                       provenance={**res.provenance, "eps0": f"the claim: {privacy.name} at this point's parameters "
                                                             f"({privacy.citation}), computed before the run"})
+    return consts, res
+
+
+def run_unit(unit: Unit) -> dict:
+    """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
+    t0 = time.perf_counter()
+    spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.value)
+    entry = ALGORITHMS.get(spec.algorithm.kind)
+    one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
+    _, M_range = effective_M(spec)
+    consts, res = resolve_point(spec, prob)
     n = int(consts["n"])
     train_loss = prob.loss if prob.loss.smooth else prob.loss.envelope(res.params["beta_s"])
     needs = set(unit.needs)
@@ -287,9 +296,56 @@ def check_memory(spec: Spec, trials: int, file: str = "spec") -> None:
                                      f"is {limit / 2**30:.3g} GiB (--memory-limit or PRIVBENCH_MEMORY_LIMIT, in GiB)")
 
 
+# A lower bound on the cost of one gradient coordinate (a record's gradient in one dimension, with its share of
+# sampling, noise and bookkeeping) on one core: the shipped specs' default runs measured 7 ns (cldp_sgd_digits) to
+# 1.4 us (erm_breast_cancer) per coordinate on this 2-core machine. A time estimate at this rate is a lower bound.
+SECONDS_PER_COORDINATE = 5e-9
+TIME_LIMIT_HOURS = 24.0
+
+
+def time_limit() -> float:
+    """Seconds a run may be estimated to take at least: PRIVBENCH_TIME_LIMIT (hours; the CLI's --time-limit sets
+    it), else TIME_LIMIT_HOURS."""
+    return float(os.environ.get("PRIVBENCH_TIME_LIMIT") or TIME_LIMIT_HOURS) * 3600
+
+
+def work_estimate(spec: Spec, trials: int, seed: int | None = None,
+                  workers: int | None = None) -> tuple[float, float, float | None]:
+    """(gradient coordinates, seconds at least, the sweep value of the costliest point) of a run, before any trial
+    is computed: each point's problem is built and its parameters resolved as the workers will (R rounds of M silos'
+    K records in d dimensions per trial; the problem is cached in this process, so a sequential run reuses it)."""
+    seed = spec.seed if seed is None else seed
+    workers = workers or os.cpu_count() or 1
+    total, worst, worst_value = 0.0, -1.0, None
+    for v in sweep_values(spec):
+        pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
+        consts, res = resolve_point(pspec, prob)
+        p = res.params
+        work = float(p["R"]) * float(p.get("M", consts["M"])) * float(p["K"]) * float(consts["d"]) * trials
+        total += work
+        if work > worst:
+            worst, worst_value = work, v
+    return total, total * SECONDS_PER_COORDINATE / max(1, min(workers, trials * len(sweep_values(spec)))), worst_value
+
+
+def check_work(spec: Spec, trials: int, seed: int | None = None, file: str = "spec") -> float:
+    """Refuse, before computing, a run estimated to take longer than the limit even at the fastest measured rate
+    (one line: the field that drives it, the estimate, the limit). Returns the estimate in seconds."""
+    coords, seconds, value = work_estimate(spec, trials, seed)
+    limit = time_limit()
+    if seconds > limit:
+        where = f" (mostly the point {spec.sweep.field} = {value:g})" if spec.sweep and value is not None else ""
+        raise SpecError(file, "algorithm", f"the run would compute about {coords:.3g} gradient coordinates{where}: "
+                                           f"at least {seconds / 3600:.3g} h on this machine at "
+                                           f"{SECONDS_PER_COORDINATE * 1e9:g} ns each (the fastest measured); the "
+                                           f"limit is {limit / 3600:.3g} h (--time-limit or PRIVBENCH_TIME_LIMIT, "
+                                           f"in hours); lower the trials, the sweep or the rounds (algorithm.overrides)")
+    return seconds
+
+
 def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, quick: bool = False,
              progress: Callable[[int, int], Callable[[int], None]] | None = None, store: Store | None = None,
-             executor=None, chunk: int | None = None) -> dict:
+             executor=None, chunk: int | None = None, log: Callable[[str], None] | None = None) -> dict:
     """Run every sweep point's trials (skipping those ``store`` already holds for this spec, seed and code),
     evaluate the checks and return the results. ``executor``: engine.executors (default: this process);
     ``chunk``: trials per unit (default: from the memory budget). Results do not depend on either."""
@@ -297,6 +353,9 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     if trials is None:
         trials = (spec.quick.trials if spec.quick else QUICK_TRIALS_DEFAULT) if quick else spec.trials
     check_memory(spec, trials)
+    seconds = check_work(spec, trials, seed)
+    if log and seconds > 60:
+        log(f"{spec.name}: estimated at least {seconds / 60:.3g} min of computing (before reusing stored trials)")
     entry = ALGORITHMS.get(spec.algorithm.kind)
     needs = tuple(sorted({THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}))
     values = sweep_values(spec)

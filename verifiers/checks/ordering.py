@@ -24,8 +24,10 @@ import numpy as np
 from scipy import stats
 
 from verifiers.checks import CheckResult
-from verifiers.checks.base import cite
 from verifiers.theorems.base import Theorem
+
+NOT_INVENTORIED = ("the order of two threat models' quoted rates, a reading of a rate table the inventory does not list "
+                   "as a claim")
 
 
 @dataclass(frozen=True)
@@ -74,10 +76,12 @@ def ordering(*, check_id: str, better: str, worse: str, better_thm: Theorem, wor
         rows.append(row)
         if ratio >= margin:
             predicted.append(row)
-    claims = tuple(dict.fromkeys(better_thm.inventory + worse_thm.inventory))
-    uncited = "; ".join(dict.fromkeys(t.not_inventoried for t in (better_thm, worse_thm) if t.not_inventoried))
-    citation = cite(f"{better}: {better_thm.name} ({better_thm.citation}); {worse}: {worse_thm.name} "
-                    f"({worse_thm.citation})" + (f" [{uncited}]" if uncited else ""), claims)
+    # an order between two threat models' quoted rates is a reading of a rate table (seed 004 Fig. 3, seed 000 Sec. 1),
+    # whose cells the inventory maps to theorem rows without listing the comparison as a claim: a pass here decides
+    # no theorem's upper bound (the runs' algorithms need not be the theorems' either), so it cites none
+    claims: tuple[str, ...] = ()
+    citation = (f"{better}: {better_thm.name} ({better_thm.citation}); {worse}: {worse_thm.name} "
+                f"({worse_thm.citation}) [not inventoried: {NOT_INVENTORIED}]")
     head = (f"{worse} above {better} where the rates {worse_thm.name} / {better_thm.name} (constants 1, capped at the "
             f"trivial level) differ by >= {margin:g}x")
     if not predicted:

@@ -719,7 +719,14 @@ _P_AGD = ("the privacy term dominates Thm {thm}'s bound (constants 1) only for n
 _P_GD = ("with P_GD's noise (Lemma B.4's sigma^2 about 10^7 against L^2 = 2.6) the risk leaves F(w0) - F* only at "
          "n of about 10^6-10^7 and Lemma B.4 is informative only at n of about 10^8-10^9: 10^12-10^15 gradient "
          "coordinates per trial (shuffle_gd; README Findings)")
+_MINIMAX = ("a lower bound over every {cls} algorithm, with unnamed constants (C, and the O~ factors): a run measures one "
+            "algorithm's risk, which can never show the infimum over the class, and without the constants not even a "
+            "single run could contradict it; no computation of any size decides it")
 UNDECIDABLE: dict[str, str] = {
+    "004 Thm 2.2/D.3 (convex)": _MINIMAX.format(cls="compositional or sequentially interactive ISRL-DP"),
+    "004 Thm 2.2/D.3 (strongly convex)": _MINIMAX.format(cls="compositional or sequentially interactive ISRL-DP"),
+    "004 Thm 4.2/F.3 (convex)": _MINIMAX.format(cls="silo-symmetric compositional ISRL-DP ERM"),
+    "004 Thm 4.2/F.3 (strongly convex)": _MINIMAX.format(cls="silo-symmetric compositional ISRL-DP ERM"),
     "000 Thm 4.1 (utility)": (
         "P_SGD's oracle second moment is L_G^2 = 3.1 x 10^5 against L^2 = 2.6 (n = 20000, d = 10, eps = 1): Lemma "
         "4.2 falls below F(w0) - F* only after about 10^10 rounds (best step D/(L_G sqrt T)), i.e. 10^10 users, so "

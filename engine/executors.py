@@ -294,6 +294,7 @@ class Dask:
             raise ExecutorError("the dask executor needs dask[distributed]: pip install -e .[cluster]") from None
         self.finished = 0
         self.cluster = None
+        self._pids: list[int] = []
         if address:
             self.client = Client(address, timeout="20s")
         else:
@@ -301,9 +302,13 @@ class Dask:
                                         processes=True, dashboard_address=None)
             try:
                 self.client = Client(self.cluster)
+                # the local workers' pids: on an interrupt they are killed at once (a busy worker ignores the
+                # nanny's polite stop for 4 s)
+                self._pids = [int(p) for p in self.client.run(os.getpid).values()]
             except BaseException:
                 self.cluster.close()
                 raise
+        self._interrupted = False
 
     def run(self, fn: Callable, units: Iterable) -> Iterator:
         from dask.distributed import as_completed
@@ -315,12 +320,23 @@ class Dask:
             for fut in as_completed(futures):
                 yield fut.result()
                 self.finished += 1
-        except BaseException:
+        except BaseException as e:
+            self._interrupted = isinstance(e, KeyboardInterrupt)
             for f in futures:
                 f.cancel()
             raise
 
     def close(self) -> None:
+        if self.cluster is not None and self._interrupted:
+            import logging
+
+            # stopped by the user: our own local workers die now (their units are dropped anyway) and the
+            # cluster's shutdown, which would otherwise wait for them, says nothing about it
+            for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            for pid in self._pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()

@@ -212,17 +212,17 @@ def run_main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _check_out(out: Path) -> None:
-    """--out must be a folder this process can write in, or one it can create (nothing is created here)."""
+def _check_out(out: Path, option: str = "--out") -> None:
+    """The option's folder must be one this process can write in, or one it can create (nothing is created here)."""
     if out.exists() and not out.is_dir():
-        raise spec_mod.SpecError("command line", "--out", f"{out} is a file, not a folder")
+        raise spec_mod.SpecError("command line", option, f"{out} is a file, not a folder")
     base = out.absolute()
     while not base.exists():
         base = base.parent
     if not base.is_dir():
-        raise spec_mod.SpecError("command line", "--out", f"{out} cannot be created: {base} is a file")
+        raise spec_mod.SpecError("command line", option, f"{out} cannot be created: {base} is a file")
     if not os.access(base, os.W_OK | os.X_OK):
-        raise spec_mod.SpecError("command line", "--out", f"{out} cannot be written ({base} is read-only)")
+        raise spec_mod.SpecError("command line", option, f"{out} cannot be written ({base} is read-only)")
 
 
 def _silence_stdout() -> None:
@@ -463,13 +463,18 @@ def cmd_claims(args) -> int:
     names = [load(path).name for path in sorted(specs_dir.glob("*.yaml"))]   # a bad spec: one line, exit 2
     try:
         entries, missing, uncited = ledger.collect(names, reports)
-    except (KeyError, ValueError, TypeError) as err:
+    except (KeyError, ValueError, TypeError, AttributeError, OSError) as err:   # JSON, UTF-8, shape, unreadable
         raise spec_mod.SpecError(str(reports), "", f"a results file cannot be read for the ledger ({err})") from None
     if args.markdown:
         out = Path(args.markdown)
-        _check_out(out.parent if str(out.parent) else Path("."))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(ledger.markdown(entries, missing, uncited, args.reports), encoding="utf-8")
+        if out.is_dir():
+            raise spec_mod.SpecError("command line", "--markdown", f"{out} is a folder, not a file")
+        _check_out(out.parent, "--markdown")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(ledger.markdown(entries, missing, uncited, args.reports), encoding="utf-8")
+        except OSError as err:
+            raise spec_mod.SpecError("command line", "--markdown", f"{out} cannot be written ({err})") from None
     chosen = [e for e in entries.values() if (args.paper is None or e.claim.paper == args.paper)
               and (args.priority is None or e.claim.priority == args.priority)
               and (args.status is None or e.status == STATUS_ARG[args.status])]

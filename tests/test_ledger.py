@@ -142,3 +142,27 @@ def test_curve_checks_name_their_claims(tmp_path, check, field, words):
     with pytest.raises(SpecError) as err:
         load(_curve(tmp_path, check))
     assert field in str(err.value) and words in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_claims_are_their_theorems_claims(name):
+    """The ledger reads the claims stored in the results: they must be what the theorem cites today (or none, with
+    the reason, where the run decides nothing about it)."""
+    result = json.loads((ROOT / "reports" / f"{name}.json").read_text())
+    for ch in result["checks"]:
+        thm = ch.get("theorem")
+        if thm in THEOREMS:
+            assert tuple(ch["claims"]) in (THEOREMS.get(thm).inventory, ()), f"{name}/{ch['id']}"
+            if not ch["claims"]:
+                assert "not inventoried" in ch["citation"], f"{name}/{ch['id']}"
+
+
+def test_cli_bad_results_and_markdown_targets_are_one_line(tmp_path):
+    reports = tmp_path / "r"
+    reports.mkdir()
+    (reports / "agd_smooth.json").write_text("[1]")
+    out = _cli("--reports", str(reports))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    (tmp_path / "d").mkdir()
+    out = _cli("--markdown", str(tmp_path / "d"))
+    assert out.returncode == 2 and "--markdown" in out.stderr and out.stderr.count("\n") == 1, out.stderr

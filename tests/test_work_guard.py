@@ -47,3 +47,29 @@ def test_validate_work_reports_and_refuses():
     assert ok.returncode == 0 and "s of computing" in ok.stdout
     refused = _engine("validate", "specs/mbsgd_lemma_d6.yaml", "--work", "--time-limit", "1e-9")
     assert refused.returncode == 2 and "--time-limit" in refused.stderr and refused.stderr.count("\n") == 1
+
+
+def test_a_bad_time_limit_in_the_environment_is_one_line(tmp_path):
+    import os
+
+    for bad in ("abc", "0", "-3"):
+        out = subprocess.run([sys.executable, "-m", "engine", "run", "specs/mbsgd_lemma_d6.yaml", "--out",
+                              str(tmp_path), "--no-cache"], cwd=ROOT, capture_output=True, text=True,
+                             env={**os.environ, "PRIVBENCH_TIME_LIMIT": bad})
+        assert out.returncode == 2 and "PRIVBENCH_TIME_LIMIT" in out.stderr and out.stderr.count("\n") == 1, bad
+
+
+def test_a_comparison_is_judged_on_all_its_runs_before_the_first(tmp_path):
+    out = _engine("run", "specs/threat_models_logistic.yaml", "--out", str(tmp_path), "--no-cache",
+                  "--time-limit", "0.0005")
+    assert out.returncode == 2 and "over its 4 runs" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_stored_trials_are_not_counted(tmp_path):
+    """A run whose trials are all in the store computes nothing, so no limit refuses it."""
+    store = str(tmp_path / "s.sqlite")
+    first = _engine("run", "specs/mbsgd_lemma_d6.yaml", "--out", str(tmp_path), "--store", store, "--quick")
+    assert first.returncode in (0, 1, 3), first.stderr
+    again = _engine("run", "specs/mbsgd_lemma_d6.yaml", "--out", str(tmp_path), "--store", store, "--quick",
+                    "--time-limit", "1e-9")
+    assert again.returncode == first.returncode, again.stderr

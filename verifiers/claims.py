@@ -4,8 +4,8 @@ One ``Claim`` per row of the claim inventory ``../shared/notes/inventory.md``, i
 ``Claim.id`` is the inventory's first column byte for byte (unicode, slashes, parentheses, spaces and all);
 ``paper``, ``type``, ``constants``, ``threat_model``, ``check`` and ``priority`` copy its claim type,
 constants, threat model, check kind and priority columns. ``summary`` is our own one-sentence description of
-what the claim asserts (not the inventory's wording). ``undecidable`` is left empty here and filled in by
-whoever decides a claim cannot be checked.
+what the claim asserts (not the inventory's wording). ``undecidable`` says, for the claims no run on one machine can
+decide, why (``UNDECIDABLE`` below, with the numbers).
 
 Pure data plus two helpers for citation strings; the module reads no files and imports nothing from the project.
 """
@@ -738,10 +738,6 @@ UNDECIDABLE: dict[str, str] = {
     "000 Thm 4.9 (convex)": _P_GD,
     "000 Thm 4.9 (strongly convex)": _P_GD,
     "000 Lemma B.6 (utility)": _P_GD,
-    "004 Thm 5.1/G.1 (convex; Eq. 37)": (
-        "its conditions include Thm G.1's R = max(n^2 N^2 eps^2/M, ...) = 8 x 10^5 .. 1.3 x 10^7 rounds at N = 500, "
-        "n = 20, eps = 2..8; at about 5 ms per round for 30 trials of 500 silos that is 1 to 18 hours per point "
-        "(sdp_mbsgd runs R = 2000)"),
 }
 _CLAIMS = tuple(Claim(**{**vars(c), "undecidable": UNDECIDABLE.get(c.id, "")}) for c in _CLAIMS)
 if set(UNDECIDABLE) - {c.id for c in _CLAIMS}:

@@ -98,10 +98,14 @@ def cite(citation: str, claims: tuple[str, ...]) -> str:
 
 
 def result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **kw) -> CheckResult:
-    claims = () if thm is None else thm.inventory
+    """A check's result citing its theorem's claims, or ``uncited=reason``: this run decides none of them (e.g. a
+    noise test at an overridden sigma, which says nothing about the theorem's calibration)."""
+    uncited = kw.pop("uncited", "")
+    claims = () if thm is None or uncited else thm.inventory
+    why = uncited or (thm.not_inventoried if thm is not None else "")
     return CheckResult(id=check.id, kind=check.kind, theorem=None if thm is None else thm.name,
                        citation="" if thm is None else cite(thm.citation, claims) if claims else
-                       f"{thm.citation} [{thm.not_inventoried}]",
+                       f"{thm.citation} [not inventoried: {why}]",
                        verdict=verdict, confidence=kw.pop("confidence", check.level), summary=summary,
                        measured=kw.pop("measured", None), bound=kw.pop("bound", None), claims=claims, **kw)
 

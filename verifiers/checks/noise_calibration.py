@@ -44,7 +44,7 @@ def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: 
             formula, formula_ok = None, OVERRIDDEN
         else:
             formula = thm.evaluate(p.params)
-            formula_ok = abs(sigma - formula) <= SIGMA_REL_TOL * formula
+            formula_ok = bool(abs(sigma - formula) <= SIGMA_REL_TOL * formula)
         ratio, pval = stats.chi2_variance_test(p.noise_sq_sum, p.noise_coords, sigma)
         power = stats.detectable_variance_ratio(p.noise_coords, alpha)
         worst = max(worst, abs(ratio - 1))
@@ -67,7 +67,9 @@ def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: 
                    + (f"; not judged at the {len(skipped)} point(s) where sigma is overridden, where only the "
                       f"released variance is" if skipped else "")
                    + f"; {noise}")
-    return result(check, thm, verdict, summary, measured=1 + worst, bound=1.0, rows=tuple(rows))
+    return result(check, thm, verdict, summary, measured=1 + worst, bound=1.0, rows=tuple(rows),
+                  uncited="" if calibrated else "sigma is overridden at every point: the run decides nothing about "
+                                                "the theorem's calibration")
 
 
 def _fits(facts: Facts) -> None:

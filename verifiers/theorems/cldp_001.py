@@ -98,7 +98,7 @@ def eq5_epsilon(params: Params) -> float:
 PRIVACY = Theorem(
     name="shuffle.thm3.privacy", citation=f"{SEED}, Thm 3 (1), Eq. (5) (L173-179), with Thm 1 (L143-147) and Lemma 1 "
                                           f"(L80-82)",
-    inventory=("001 Thm 3 (privacy, Eq. 5)", "001 Thm 1", "001 Lemma 1"), kind="explicit", measures="epsilon",
+    inventory=("001 Thm 3 (privacy, Eq. 5)",), kind="explicit", measures="epsilon",
     terms={}, algorithms=("cldp_sgd",), loss_class="convex", threat_model="shuffle", needs_smooth=False,
     stated_epsilon=eq5_epsilon,
     note="eps = min over integer orders of T eps(lambda) + (log(1/delta) + (lambda-1) log(1-1/lambda) - log lambda)"

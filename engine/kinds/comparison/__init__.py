@@ -31,12 +31,7 @@ def _fits_memory(spec: ComparisonSpec, file: str) -> None:
 
 
 def _work(spec: ComparisonSpec, file: str) -> float:
-    total = 0.0
-    for r in spec.runs:
-        for sweep in spec.sweeps:
-            learning = spec.learning_spec(r, sweep)
-            total += runner.check_work(learning, learning.trials, file=file)
-    return total
+    return run.check_work(spec, file=file)
 
 
 KIND = SpecKind(name="comparison", summary="one problem under several threat models, with ordering checks",

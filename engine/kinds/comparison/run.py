@@ -24,9 +24,25 @@ def _side(point: dict) -> ordering.Side:
     return ordering.Side(params=point["params"], risks=risks, mc_se=float(mc))
 
 
+def check_work(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None, seed: int | None = None,
+               workers: int | None = None, file: str = "spec") -> float:
+    """All runs' work together, before the first: refused in one line above the time limit (each run checks its own
+    again, counting the trials the store already holds). Returns the estimate in seconds."""
+    coords = seconds = 0.0
+    for sweep in spec.sweeps_for(quick):
+        for r in spec.runs:
+            learning = spec.learning_spec(r, sweep)
+            c, s, _ = runner.work_estimate(learning, runner.effective_trials(learning, trials, quick),
+                                           spec.seed if seed is None else seed, workers)
+            coords, seconds = coords + c, seconds + s
+    runner.refuse_work(file, coords, seconds, f" over its {len(spec.runs)} runs")
+    return seconds
+
+
 def run(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None, seed: int | None = None,
         progress: Callable[[int, int], Callable[[int], None]] | None = None, store=None, executor=None,
         log: Callable[[str], None] | None = None) -> dict:
+    check_work(spec, quick=quick, trials=trials, seed=seed, workers=runner.workers_of(executor))
     started = dt.datetime.now(dt.timezone.utc)
     sweeps: list[dict[str, Any]] = []
     checks: list[dict] = []

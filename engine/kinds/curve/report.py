@@ -35,6 +35,19 @@ def curve_markdown(r: dict, figure: str) -> str:
                   f"rounds within the paper's epsilon |", "|---|---|---|---|---|---|"]
         lines += [f"| {fmt(p['paper_epsilon'])} | {p['what']} | {fmt(p['at'])} | {fmt(p['ours_thm1'])} | "
                   f"{fmt(p['ratio'])} | {fmt(p['rounds_for_it'])} |" for p in r["paper"]]
+    judged = [ch for ch in r["checks"] if ch["kind"] == "paper_value"]
+    if judged:
+        lines += ["", "## The paper's stated values, judged (paper_value checks)", "",
+                  "Each at the swept value the paper states (or none: inapplicable), within a relative tolerance the "
+                  "spec fixed from the paper's printed precision before the run.", "",
+                  f"| check | curve | the paper's epsilon | at {field} | ours there | ours / paper - 1 | tolerance | "
+                  f"verdict |", "|---|---|---|---|---|---|---|---|"]
+        for ch in judged:
+            spec = next(c for c in r["spec"]["checks"] if c["id"] == ch["id"])
+            rel = ch.get("extra", {}).get("relative_error")
+            lines.append(f"| {ch['id']} | {spec['curve']} | {fmt(spec['epsilon'])} | {fmt(spec['at'])} | "
+                         f"{fmt(ch['measured'])} | {'-' if rel is None else f'{rel:+.2%}'} | {fmt(spec['tol'])} | "
+                         f"{ch['verdict']} |")
     for ch in r["checks"]:
         lines += check_heading(ch)
     return "\n".join(lines) + "\n"

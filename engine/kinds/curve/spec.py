@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from algorithms.registry import choice_message
 from engine.specbase import ClaimIds, Problem, SpecError, Strict, SweepValues, Verdict, distinct, parse_model
 from verifiers.accountants.shuffle_baselines import BASELINES
-from verifiers.checks.curves import CURVE_CHECKS, DEFAULT_CLAIMS, OWN_CURVES
+from verifiers.checks.curves import CURVE_CHECKS, DEFAULT_CLAIMS, OWN_CURVES, RATIO_TOL
 
 
 class CurveParams(Strict):
@@ -43,16 +43,29 @@ class Baseline(Strict):
 class CurveCheck(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: str
-    curve: str | None = Field(None, description="ratio_claim: the baseline curve (name:convention) divided by Thm 1")
-    at: float | None = Field(None, description="ratio_claim: the swept value the paper states the ratio at")
+    curve: str | None = Field(None, description="ratio_claim: the baseline curve (name:convention) divided by Thm 1; "
+                                                 "paper_value: the curve the paper's number is for (thm1, thm2 or "
+                                                 "name:convention of a baseline)")
+    at: float | None = Field(None, description="ratio_claim, paper_value: the swept value the paper states its number at")
     ratio: float | None = Field(None, gt=0, description="ratio_claim: the paper's ratio")
-    tol: float = Field(0.15, gt=0, lt=1, description="ratio_claim: relative tolerance (the paper reads it off a figure)")
+    tol: float | None = Field(None, gt=0, lt=1, description=f"relative tolerance; ratio_claim: default {RATIO_TOL:g} "
+                                                            "(the paper reads it off a figure); paper_value: required, "
+                                                            "fixed from how precisely the paper states its number "
+                                                            "(its printed digits, a figure's resolution), justified "
+                                                            "in the spec's notes")
+    epsilon: float | None = Field(None, gt=0, description="paper_value: the paper's epsilon, as printed")
+    source: str = Field("", max_length=300, description="paper_value: where the paper states its number (seed lines)")
+    at_source: str = Field("", max_length=400, description="paper_value with at: where the paper states the swept "
+                                                            "value, or how it follows from what it states (seed lines)")
+    at_unstated: str = Field("", max_length=400, description="paper_value without at: why the paper ties its number "
+                                                              "to no swept value; the check is then inapplicable (it "
+                                                              "never takes the value from our curve)")
     order: list[str] = Field(default_factory=list,
                              description="curves_ordered: curves from smallest to largest epsilon (thm1, thm2 or "
                                          "name:convention of a baseline)")
     min_value: float | None = Field(None, description="curves_ordered: only at swept values >= this")
     claims: ClaimIds = Field(default_factory=list, description="the inventory ids of the paper's statement the check "
-                             "decides (ratio_claim, curves_ordered: required; bounds_ordered: default " +
+                             "decides (ratio_claim, curves_ordered, paper_value: required; bounds_ordered: default " +
                              " & ".join(DEFAULT_CLAIMS["bounds_ordered"]) + ")")
     not_inventoried: str = Field("", max_length=300, description="instead of claims: why the check decides no "
                                                                  "inventoried statement (e.g. a figure the text is "
@@ -63,6 +76,31 @@ class CurveCheck(Strict):
     def _kind(cls, v: str) -> str:
         CURVE_CHECKS.get(v)
         return v
+
+
+def _paper_value_rules(c: CurveCheck, i: int, values: list[float]) -> None:
+    """A paper_value check names the curve, the paper's number and where it is printed, a tolerance stated before the
+    run, and either the swept value the paper states (with where) or why the paper states none."""
+    for name, missing, what in (
+            ("curve", c.curve is None, "the curve the paper's number is for (thm1, thm2 or a baseline name:convention)"),
+            ("epsilon", c.epsilon is None, "the paper's epsilon, as printed"),
+            ("source", not c.source.strip(), "where the paper states its number (seed lines)"),
+            ("tol", c.tol is None, "the relative tolerance, fixed from how precisely the paper states its number")):
+        if missing:
+            raise Problem(f"checks.{i}.{name}", f"a paper_value check needs {name}: {what}")
+    if c.at is None and not c.at_unstated.strip():
+        raise Problem(f"checks.{i}.at", "a paper_value check needs at (the swept value the paper states its number "
+                                        "at, with at_source) or at_unstated (why the paper states none)")
+    if c.at is not None and c.at_unstated.strip():
+        raise Problem(f"checks.{i}.at_unstated", "give at (with at_source) or at_unstated, not both")
+    if c.at is not None and not c.at_source.strip():
+        raise Problem(f"checks.{i}.at_source", "a paper_value check with at needs at_source: where the paper states "
+                                               "that swept value, or how it follows from what it states")
+    if c.at is not None and c.at not in values:
+        raise Problem(f"checks.{i}.at", f"{c.at} is not one of the sweep values")
+    for name, given in (("ratio", c.ratio is not None), ("order", bool(c.order)), ("min_value", c.min_value is not None)):
+        if given:
+            raise Problem(f"checks.{i}.{name}", f"a paper_value check takes no {name}")
 
 
 class PaperValue(Strict):
@@ -108,6 +146,8 @@ class CurveSpec(Strict):
                 raise Problem(f"checks.{i}", "a ratio_claim check needs curve, at and ratio")
             if c.kind == "ratio_claim" and c.at not in self.sweep.values:
                 raise Problem(f"checks.{i}.at", f"{c.at} is not one of the sweep values")
+            if c.kind == "paper_value":
+                _paper_value_rules(c, i, self.sweep.values)
             if c.kind == "curves_ordered" and len(c.order) < 2:
                 raise Problem(f"checks.{i}.order", "a curves_ordered check needs at least two curves")
         if self.paper and self.sweep.field != "T" and any(pv.at is None for pv in self.paper):

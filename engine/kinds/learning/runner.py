@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -303,43 +303,76 @@ SECONDS_PER_COORDINATE = 5e-9
 TIME_LIMIT_HOURS = 24.0
 
 
-def time_limit() -> float:
+def time_limit(file: str = "spec") -> float:
     """Seconds a run may be estimated to take at least: PRIVBENCH_TIME_LIMIT (hours; the CLI's --time-limit sets
     it), else TIME_LIMIT_HOURS."""
-    return float(os.environ.get("PRIVBENCH_TIME_LIMIT") or TIME_LIMIT_HOURS) * 3600
+    env = os.environ.get("PRIVBENCH_TIME_LIMIT")
+    if not env:
+        return TIME_LIMIT_HOURS * 3600
+    try:
+        hours = float(env)
+    except ValueError:
+        hours = float("nan")
+    if not 0 < hours < float("inf"):
+        raise SpecError("environment", "PRIVBENCH_TIME_LIMIT", f"{env!r}: a number of hours > 0")
+    return hours * 3600
 
 
-def work_estimate(spec: Spec, trials: int, seed: int | None = None,
+def work_estimate(spec: Spec, trials: int | Sequence[int], seed: int | None = None,
                   workers: int | None = None) -> tuple[float, float, float | None]:
     """(gradient coordinates, seconds at least, the sweep value of the costliest point) of a run, before any trial
     is computed: each point's problem is built and its parameters resolved as the workers will (R rounds of M silos'
-    K records in d dimensions per trial; the problem is cached in this process, so a sequential run reuses it)."""
+    K records in d dimensions per trial; the problem is cached in this process, and forked workers inherit it).
+    ``trials``: per run, or per sweep point (the trials still to compute: a point with none is not resolved)."""
     seed = spec.seed if seed is None else seed
+    values = sweep_values(spec)
+    per_point = [trials] * len(values) if isinstance(trials, int) else list(trials)
     workers = workers or os.cpu_count() or 1
     total, worst, worst_value = 0.0, -1.0, None
-    for v in sweep_values(spec):
+    for v, t in zip(values, per_point):
+        if t == 0:
+            continue
         pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
         consts, res = resolve_point(pspec, prob)
         p = res.params
-        work = float(p["R"]) * float(p.get("M", consts["M"])) * float(p["K"]) * float(consts["d"]) * trials
+        work = float(p["R"]) * float(p.get("M", consts["M"])) * float(p["K"]) * float(consts["d"]) * t
         total += work
         if work > worst:
             worst, worst_value = work, v
-    return total, total * SECONDS_PER_COORDINATE / max(1, min(workers, trials * len(sweep_values(spec)))), worst_value
+    return total, total * SECONDS_PER_COORDINATE / max(1, min(workers, sum(per_point))), worst_value
 
 
-def check_work(spec: Spec, trials: int, seed: int | None = None, file: str = "spec") -> float:
-    """Refuse, before computing, a run estimated to take longer than the limit even at the fastest measured rate
-    (one line: the field that drives it, the estimate, the limit). Returns the estimate in seconds."""
-    coords, seconds, value = work_estimate(spec, trials, seed)
-    limit = time_limit()
+def workers_of(executor) -> int | None:
+    """The processes an executor computes on: 1 in this process, its pool's size, None where it does not say."""
+    return 1 if executor is None or isinstance(executor, executors.Sequential) else getattr(executor, "workers", None)
+
+
+def effective_trials(spec: Spec, trials: int | None, quick: bool) -> int:
+    """The trials per point a run computes: the command line's, else the spec's (its quick.trials with --quick)."""
+    if trials is not None:
+        return trials
+    return (spec.quick.trials if spec.quick else QUICK_TRIALS_DEFAULT) if quick else spec.trials
+
+
+def refuse_work(file: str, coords: float, seconds: float, where: str = "") -> None:
+    """The one-line refusal of a run estimated above the time limit."""
+    limit = time_limit(file)
     if seconds > limit:
-        where = f" (mostly the point {spec.sweep.field} = {value:g})" if spec.sweep and value is not None else ""
         raise SpecError(file, "algorithm", f"the run would compute about {coords:.3g} gradient coordinates{where}: "
                                            f"at least {seconds / 3600:.3g} h on this machine at "
-                                           f"{SECONDS_PER_COORDINATE * 1e9:g} ns each (the fastest measured); the "
-                                           f"limit is {limit / 3600:.3g} h (--time-limit or PRIVBENCH_TIME_LIMIT, "
-                                           f"in hours); lower the trials, the sweep or the rounds (algorithm.overrides)")
+                                           f"{SECONDS_PER_COORDINATE * 1e9:g} ns each (below the fastest measured, "
+                                           f"7 ns); the limit is {limit / 3600:.3g} h (--time-limit or "
+                                           f"PRIVBENCH_TIME_LIMIT, in hours); lower the trials, the sweep or the "
+                                           f"rounds (algorithm.overrides)")
+
+
+def check_work(spec: Spec, trials: int | Sequence[int], seed: int | None = None, file: str = "spec",
+               workers: int | None = None) -> float:
+    """Refuse, before computing, a run estimated to take longer than the limit even at a rate below the fastest
+    measured (one line: the field that drives it, the estimate, the limit). Returns the estimate in seconds."""
+    coords, seconds, value = work_estimate(spec, trials, seed, workers)
+    refuse_work(file, coords, seconds,
+                f" (mostly the point {spec.sweep.field} = {value:g})" if spec.sweep and value is not None else "")
     return seconds
 
 
@@ -350,31 +383,33 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
     evaluate the checks and return the results. ``executor``: engine.executors (default: this process);
     ``chunk``: trials per unit (default: from the memory budget). Results do not depend on either."""
     seed = spec.seed if seed is None else seed
-    if trials is None:
-        trials = (spec.quick.trials if spec.quick else QUICK_TRIALS_DEFAULT) if quick else spec.trials
+    trials = effective_trials(spec, trials, quick)
     check_memory(spec, trials)
-    seconds = check_work(spec, trials, seed)
-    if log and seconds > 60:
-        log(f"{spec.name}: estimated at least {seconds / 60:.3g} min of computing (before reusing stored trials)")
     entry = ALGORITHMS.get(spec.algorithm.kind)
     needs = tuple(sorted({THEOREMS.get(c.theorem).measures for c in spec.checks if c.theorem}))
     values = sweep_values(spec)
     code = code_identity()
     keys = [point_key(spec, v, seed, needs, code) for v in values] if store is not None else []
-    tick = progress(len(values), trials) if progress else (lambda k: None)
     started = dt.datetime.now(dt.timezone.utc)
     infos: dict[int, dict] = {}
     rows: dict[int, dict[int, dict]] = {i: {} for i in range(len(values))}
-    units = []
-    for i, value in enumerate(values):
-        pspec = _point_spec(spec, value)
+    for i in range(len(values)):
         if store is not None:
             rows[i] = store.trials(keys[i], range(trials))
             info = store.point(keys[i])
             if info is not None and rows[i]:
                 infos[i] = info
-            tick(len(rows[i]))
-        missing = [t for t in range(trials) if t not in rows[i]]
+    todo = {i: [t for t in range(trials) if t not in rows[i]] for i in range(len(values))}
+    # the work still to do, before any of it: refused above the time limit, announced when long
+    seconds = check_work(spec, [len(todo[i]) for i in range(len(values))], seed, workers=workers_of(executor))
+    if log and seconds > 60:
+        log(f"{spec.name}: estimated at least {seconds / 60:.3g} min of computing")
+    tick = progress(len(values), trials) if progress else (lambda k: None)
+    units = []
+    for i, value in enumerate(values):
+        pspec = _point_spec(spec, value)
+        tick(len(rows[i]))
+        missing = todo[i]
         size = chunk or chunk_size(pspec, trials, set(needs))
         units += [Unit(pspec.model_dump(mode="json"), i, value, tuple(missing[k:k + size]), seed, needs)
                   for k in range(0, len(missing), size)]

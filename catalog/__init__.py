@@ -19,6 +19,7 @@ from catalog import (
     shuffle_000_agd,
     shuffle_000_gd,
     shuffle_000_sums,
+    shuffle_001_exact,
 )
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, MechanismEntry, ResolutionError, Resolved
 
@@ -39,6 +40,7 @@ ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for
 
 MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
+    shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
 )
 
 MECHANISMS: Registry[MechanismEntry] = Registry.of(

@@ -212,10 +212,14 @@ FAILING_TESTS = {
     "bounds_ordered": "tests/test_curves.py::test_bounds_ordered_fails_when_the_bounds_are_swapped",
     "ratio_claim": "tests/test_shuffle_baselines.py::test_curve_checks_decide_and_can_fail",
     "curves_ordered": "tests/test_shuffle_baselines.py::test_curve_checks_decide_and_can_fail",
+    "paper_value": "tests/test_fig3_values.py::test_paper_value_fails_on_a_planted_scaled_curve_and_a_wrong_paper_value",
     # the mechanisms' check registries (catalog.MECHANISMS; verifiers/checks/mechanism.py)
     "protocol_privacy": "tests/test_shuffle_sum.py::test_noise_below_the_calibration_is_caught_by_privacy",
     "protocol_unbiased": "tests/test_shuffle_sum.py::test_biased_estimator_is_caught_by_unbiased",
     "protocol_mse": "tests/test_shuffle_sum.py::test_noise_reduced_inside_the_sampler_is_caught_by_mse",
+    # verifiers/checks/exact_rdp.py (EXACT_RDP_CHECKS: seed 001's subsampled shuffle mechanism, exact RDP)
+    "rdp_upper": "tests/test_exact_shuffle_rdp.py::test_thm1_halved_or_subsampling_forgotten_is_caught_by_rdp_upper",
+    "rdp_lower": "tests/test_exact_shuffle_rdp.py::test_thm2_scaled_up_or_a_noisier_randomizer_is_caught_by_rdp_lower",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

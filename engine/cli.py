@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("spec", help="path to a spec YAML file")
     r.add_argument("--trials", type=_trials, help="trials per sweep point (default: the spec's)")
     r.add_argument("--seed", type=_seed, help="root seed (default: the spec's)")
-    r.add_argument("--out", default="reports", help="output directory (default: reports/)")
+    r.add_argument("--out", default="results", help="output directory (default: results/, which git ignores; the "
+                                                    "committed reports/ are regenerated with --out reports)")
     r.add_argument("--quick", action="store_true", help="fewer trials (the spec's quick.trials); every check still runs")
     r.add_argument("--quiet", action="store_true", help="no progress bar (also off when stderr is not a terminal)")
     r.add_argument("--store", default=str(DEFAULT_STORE),

@@ -47,6 +47,7 @@ _seed = _whole(0, "a seed is >= 0")
 def build_parser() -> argparse.ArgumentParser:
     p = ArgParser(prog="python -m engine", description="privbench: verify DP optimisation theorems from YAML specs.",
                   epilog=EPILOG)
+    p.add_argument("--version", action="version", version=f"privbench {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
     r = sub.add_parser("run", help="run a spec and write DIR/<name>.json and DIR/<name>.md", epilog=EPILOG)
     r.add_argument("spec", help="path to a spec YAML file")
@@ -126,6 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the local randomizer's LDP epsilon (subsampled-shuffle; seed 001's eps0)")
     pv.add_argument("--json", action="store_true", help="print JSON")
     return p
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("privbench")
+    except metadata.PackageNotFoundError:       # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def _kind_names() -> list[str]:

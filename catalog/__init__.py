@@ -13,6 +13,7 @@ from algorithms.registry import Registry
 from catalog import (
     baselines,
     cldp_001,
+    darrm_003,
     isrl_004,
     sdp_004,
     shuffle_000,
@@ -41,6 +42,7 @@ ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for
 MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
+    darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
 )
 
 MECHANISMS: Registry[MechanismEntry] = Registry.of(

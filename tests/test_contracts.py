@@ -220,6 +220,11 @@ FAILING_TESTS = {
     # verifiers/checks/exact_rdp.py (EXACT_RDP_CHECKS: seed 001's subsampled shuffle mechanism, exact RDP)
     "rdp_upper": "tests/test_exact_shuffle_rdp.py::test_thm1_halved_or_subsampling_forgotten_is_caught_by_rdp_upper",
     "rdp_lower": "tests/test_exact_shuffle_rdp.py::test_thm2_scaled_up_or_a_noisier_randomizer_is_caught_by_rdp_lower",
+    # verifiers/checks/darrm.py (DARRM_CHECKS: seed 003's DaRRM, exact privacy and utility)
+    "darrm_privacy": "tests/test_darrm.py::test_plain_majority_in_place_of_gamma_sub_is_caught_by_darrm_privacy",
+    "darrm_amplification": "tests/test_darrm.py::test_a_larger_subsample_in_gamma_dsub_is_caught_by_darrm_amplification",
+    "darrm_utility": "tests/test_darrm.py::test_a_shrunk_gamma_dsub_is_caught_by_darrm_utility",
+    "darrm_optimal": "tests/test_darrm.py::test_an_lp_with_half_its_rows_or_a_flipped_objective_is_caught_by_darrm_optimal",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

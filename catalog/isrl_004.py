@@ -67,8 +67,10 @@ def onepass_convex_K(*, L: float, beta: float, D: float, n: int, d: int, eps0: f
 
 def onepass_strongly_convex_K(*, n: int, beta: float, mu: float, Delta: float, eps0: float, delta0: float,
                               M: float, L: float, d: int, phi2: float) -> float:
-    """Thm E.1 strongly convex (L1048): K = n / (sqrt(kappa) ln(mu Delta min{eps0^2 n^2 M/(L^2 d ln(1/delta0)), nM/phi^2}))."""
-    inner = mu * Delta * min(eps0**2 * n**2 * M / (L**2 * d * math.log(1 / delta0)), n * M / phi2)
+    """Thm E.1 strongly convex (L1048): K = n / (sqrt(kappa) ln(mu Delta min{eps0^2 n^2 M/(L^2 d ln(1/delta0)), nM/phi^2}))
+    (nM/phi^2 read as +inf when phi^2 = 0: no within-silo variance, the min is the privacy entry)."""
+    stat = n * M / phi2 if phi2 > 0 else math.inf
+    inner = mu * Delta * min(eps0**2 * n**2 * M / (L**2 * d * math.log(1 / delta0)), stat)
     return n / (math.sqrt(beta / mu) * math.log(max(inner, math.e)))
 
 

@@ -109,7 +109,8 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
         K, prov["K"] = int(ov["K"]), "override"
     elif strong:
         kappa = beta / mu
-        inner = mu * c["Delta"] * min(eps**2 * n**2 * M**2 / (L**2 * d * math.log(1 / delta)), n * M / c["phi2"])
+        stat = n * M / c["phi2"] if c["phi2"] > 0 else math.inf      # phi^2 = 0: nM/phi^2 is +inf
+        inner = mu * c["Delta"] * min(eps**2 * n**2 * M**2 / (L**2 * d * math.log(1 / delta)), stat)
         raw = n / (math.sqrt(kappa) * math.log(max(inner, math.e)))
         prov["K"] = ("Thm G.2 proof (L1311): n/(sqrt(kappa) ln(mu Delta min{eps^2n^2M^2/(L^2 d ln(1/delta)), nM/phi^2}))"
                      ", rounded up (the text's eps0, delta0 read as eps, delta)")

@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 RETRIES = 2             # a unit whose worker died is run again this many times
@@ -280,6 +281,20 @@ class Processes:
             self._pools.pop()
 
 
+def _descends_from_us(pid: int, depth: int = 3) -> bool:
+    """Whether pid is this process's child, grandchild, ... (a LocalCluster worker is a nanny's child); False where
+    /proc cannot tell (then the cluster's own, slower shutdown stops it)."""
+    for _ in range(depth):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])       # the parent's pid (field 4; the name may hold spaces)
+        if pid == os.getpid():
+            return True
+    return False
+
+
 class Dask:
     """A Dask distributed cluster: ``address`` of a running scheduler (tcp://host:port), or an in-process
     LocalCluster when no address is given. Dask re-runs the tasks of a worker that dies (up to its
@@ -335,8 +350,9 @@ class Dask:
             for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
                 logging.getLogger(name).setLevel(logging.CRITICAL)
             for pid in self._pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+                if _descends_from_us(pid):          # a restarted worker's old pid may be someone else's by now
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()

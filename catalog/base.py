@@ -144,6 +144,15 @@ class MechanismEntry:
     report: Callable[[dict], tuple[list[str], list[str]]]
 
 
+def mechanism_header(r: dict, *, label: str = "Mechanism", skip: tuple[str, ...] = ()) -> list[str]:
+    """A mechanism report's first bullets: the mechanism's citation, and the fixed parameters (those neither swept nor
+    in ``skip``) with the swept one."""
+    field = r["sweep"]["field"] if r["sweep"] else None
+    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field and k not in skip}
+    return [f"- {label}: {r['citation']}",
+            f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}" + (f"; swept: {field}" if field else "")]
+
+
 def fmt(x: object) -> str:
     """A number in a report table, as engine/markdown.py's ``fmt`` writes it (the catalog cannot import engine/)."""
     if x is None:

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import Field
 
 from algorithms import darrm
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_privacy as dp
 from verifiers.checks.darrm import DARRM_CHECKS
 
@@ -110,10 +110,8 @@ def run_point(p: dict, trials: int, seq: Any) -> dict:
 
 def report(r: dict) -> tuple[list[str], list[str]]:
     field = r["sweep"]["field"] if r["sweep"] else None
-    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field}
     pts = r["points"]
-    bullets = [f"- Mechanism: {r['citation']}",
-               f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}" + (f"; swept: {field}" if field else ""),
+    bullets = [*mechanism_header(r),
                "- Exact: the epsilon of DaRRM's output bit at the claimed delta is the largest log((Pr[o|D] - delta) / "
                "Pr[o|D']) over both outputs, both orders and every multiset of Lemma 3.6.1's corners of F (the "
                "(eps, Delta)-DP region of one mechanism's (p, p')); the slack is affine in each (p_i, p'_i), so the "

@@ -13,7 +13,7 @@ import numpy as np
 from pydantic import Field
 
 from algorithms import shuffle_sum
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import binomial_privacy
 from verifiers.checks.mechanism import PROTOCOL_CHECKS
 
@@ -135,9 +135,7 @@ def slack_summary(points: list[dict]) -> str:
 def report(r: dict) -> tuple[list[str], list[str]]:
     """The report's bullets (the protocol, the fixed parameters, the runs, the privacy) and its table of points."""
     field = r["sweep"]["field"] if r["sweep"] else None
-    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field and not (r["mechanism"] == "p1d" and k == "d")}
-    bullets = [f"- Protocol: {r['citation']}",
-               f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}" + (f"; swept: {field}" if field else ""),
+    bullets = [*mechanism_header(r, label="Protocol", skip=("d",) if r["mechanism"] == "p1d" else ()),
                f"- Runs per point: {r['trials']}{' (quick mode)' if r['quick'] else ''} on fixed inputs drawn from seed "
                f"{r['seed']}; the analyzer's count is sampled exactly (one binomial draw of n b trials, rounding user by "
                f"user), never bit by bit",

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from pydantic import Field
 
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import exact_shuffle_rdp, subsampled_shuffle
 from verifiers.checks.exact_rdp import EXACT_RDP_CHECKS
 
@@ -63,10 +63,8 @@ def run_point(p: dict, trials: int, seq: Any) -> dict:
 def report(r: dict) -> tuple[list[str], list[str]]:
     """The bullets (the mechanism, the fixed parameters, how the exact RDP is computed) and the table of points."""
     field = r["sweep"]["field"] if r["sweep"] else None
-    fixed = {k: v for k, v in r["spec"]["params"].items() if k != field}
     pts = r["points"]
-    bullets = [f"- Mechanism: {r['citation']}",
-               f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}" + (f"; swept: {field}" if field else ""),
+    bullets = [*mechanism_header(r),
                "- Exact, nothing sampled (the spec's trials are not used): the law of the server's histogram on each "
                "side of a pair, in log space, from a dynamic programme over the other clients (the changed client is "
                "sampled w.p. k/n); D_lambda = log sum_h P^lambda Q^(1-lambda) / (lambda - 1) by logsumexp. Every "

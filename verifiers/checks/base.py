@@ -111,6 +111,29 @@ def result(check: CheckSpec, thm: Theorem | None, verdict: str, summary: str, **
 
 
 
+# Exact checks (numbers computed, nothing sampled: confidence 1) share how they compare and report
+EXACT_REL_SLACK = 1e-9        # float rounding of two exact computations that should agree (they do to ~1e-13)
+EXACT_ABS_SLACK = 1e-12
+
+
+def exceeds(value: float, bound: float) -> bool:
+    """An exact value above its bound by more than float rounding."""
+    return value > bound * (1 + EXACT_REL_SLACK) + EXACT_ABS_SLACK
+
+
+def decided(failed: bool, passed: int) -> str:
+    """An exact check's verdict: fail if any point failed, pass if any point was judged, else inapplicable."""
+    return "fail" if failed else "pass" if passed else "inapplicable"
+
+
+def exact_result(check: Any, theorem: str, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *,
+                 measured: float | None, bound: float | None, rows: list[dict]) -> CheckResult:
+    """An exact check's result (confidence 1), citing its claims."""
+    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=cite(citation, claims),
+                       verdict=verdict, measured=measured, bound=bound, confidence=1.0, summary=summary,
+                       rows=tuple(rows), claims=claims)
+
+
 CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite
+from verifiers.checks.base import EXACT_ABS_SLACK, CheckResult, decided, exact_result, exceeds
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
 CITE_PRIVACY = (f"{SEED}: DaRRM (Alg. 1, L865-880) with gamma_Sub (Lemma 3.4.1, L849-857; m-fold composition, L843-845, "
@@ -44,24 +44,10 @@ CITE_OPT = (f"{SEED}: the LP (3.2)-(3.3) (L931-939) with Lemma 3.6.1's rows (L96
 CLAIMS_OPT_APPROX = ("003 §3.7.1 / Fig. 3.2",)
 CLAIMS_OPT_PURE = ("003 Fig. B.5 / B.6",)
 LP_SLACK = 1e-9           # the LP's solution is scaled onto its rows; its objective then moves by ~1e-11
-REL_SLACK = 1e-9          # float rounding of an exact epsilon (the tight cases agree with the claim to ~1e-15)
-ABS_SLACK = 1e-12
 GENERAL = ("sub", "const")          # gammas with a claim for every neighbouring pair
 
 
-def _above(value: float, bound: float) -> bool:
-    return value > bound * (1 + REL_SLACK) + ABS_SLACK
 
-
-def _result(check: Any, theorem: str, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *,
-            measured: float | None, bound: float | None, rows: list[dict]) -> CheckResult:
-    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=cite(citation, claims),
-                       verdict=verdict, measured=measured, bound=bound, confidence=1.0, summary=summary,
-                       rows=tuple(rows), claims=claims)
-
-
-def _verdict(failed: bool, passed: int) -> str:
-    return "fail" if failed else "pass" if passed else "inapplicable"
 
 
 def darrm_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -70,13 +56,13 @@ def darrm_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResult
     worst: tuple[float, float, float] | None = None
     for pt in points:
         for name, g in pt["gammas"].items():
-            if _above(g["interior_max"], g["exact"]):
+            if exceeds(g["interior_max"], g["exact"]):
                 failed = True
                 why.append(f"{pt['value']}, {name}: a random configuration has loss {g['interior_max']:.6g} > the corner "
                            f"maximum {g['exact']:.6g} (the corners miss a worse configuration)")
             if name not in GENERAL or g["claim"] is None:
                 continue
-            over = _above(g["exact"], g["claim"])
+            over = exceeds(g["exact"], g["claim"])
             if over:
                 failed = True
                 why.append(f"{pt['value']}, {name}: exact epsilon {g['exact']:.6g} > claimed {g['claim']:.6g} at delta "
@@ -94,7 +80,7 @@ def darrm_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResult
     summary = (f"exact epsilon of DaRRM's output (every corner multiset, both outputs and orders) for gamma_Sub and RR "
                f"against m eps at delta = 1-(1-Delta)^m: {span}; every gamma's loss at the random configurations at most "
                f"its corner maximum" + ("" if not why else f"; FAILS: {'; '.join(why)}"))
-    return _result(check, "darrm.privacy", CITE_PRIVACY, CLAIMS_PRIVACY, _verdict(failed, passed), summary,
+    return exact_result(check, "darrm.privacy", CITE_PRIVACY, CLAIMS_PRIVACY, decided(failed, passed), summary,
                    measured=None if worst is None else worst[1], bound=None if worst is None else worst[2], rows=rows)
 
 
@@ -107,7 +93,7 @@ def darrm_amplification(check: Any, mechanism: str, points: list[dict]) -> Check
         if pt["params"]["Delta"] != 0 or g["claim"] is None:
             skipped.append(f"{pt['value']}: Delta = {pt['params']['Delta']:g} > 0 (Thm 3.5.1 needs Delta = 0)")
             continue
-        over = _above(g["iid"], g["claim"])
+        over = exceeds(g["iid"], g["claim"])
         if over:
             failed = True
             why.append(f"{pt['value']}: i.i.d. epsilon {g['iid']:.6g} > m eps = {g['claim']:.6g} at (p, p') = "
@@ -126,7 +112,7 @@ def darrm_amplification(check: Any, mechanism: str, points: list[dict]) -> Check
     summary = (f"Thm 3.5.1, gamma_DSub, pure DP, i.i.d. pairs: {span}"
                + (f"; inapplicable: {'; '.join(skipped)}" if skipped else "")
                + (f"; FAILS: {'; '.join(why)}" if why else ""))
-    return _result(check, "darrm.thm3_5_1", CITE_AMPLIFICATION, CLAIMS_AMPLIFICATION, _verdict(failed, passed), summary,
+    return exact_result(check, "darrm.thm3_5_1", CITE_AMPLIFICATION, CLAIMS_AMPLIFICATION, decided(failed, passed), summary,
                    measured=None if worst is None else worst[1], bound=None if worst is None else worst[2], rows=rows)
 
 
@@ -138,9 +124,9 @@ def darrm_utility(check: Any, mechanism: str, points: list[dict]) -> CheckResult
         gap_gamma = min(d - s for d, s in zip(dsub["gamma"], sub["gamma"]))
         gap_err = min(s - d for d, s in zip(dsub["errors"], sub["errors"]))
         bad = []
-        if gap_gamma < -ABS_SLACK:
+        if gap_gamma < -EXACT_ABS_SLACK:
             bad.append(f"gamma_DSub below gamma_Sub by {-gap_gamma:.3g}")
-        if gap_err < -ABS_SLACK:
+        if gap_err < -EXACT_ABS_SLACK:
             bad.append(f"error(DSub) above error(Sub) by {-gap_err:.3g}")
         if bad:
             failed = True
@@ -155,7 +141,7 @@ def darrm_utility(check: Any, mechanism: str, points: list[dict]) -> CheckResult
                + (f" (mean error over the grid: Sub {rows[0]['error_mean_sub']:.3g}, DSub "
                   f"{rows[0]['error_mean_dsub']:.3g} at the first point)" if rows else "")
                + (f"; FAILS: {'; '.join(why)}" if why else ""))
-    return _result(check, "darrm.lemma_b2_11", CITE_UTILITY, CLAIMS_UTILITY, _verdict(failed, passed), summary,
+    return exact_result(check, "darrm.lemma_b2_11", CITE_UTILITY, CLAIMS_UTILITY, decided(failed, passed), summary,
                    measured=None, bound=None, rows=rows)
 
 
@@ -174,10 +160,10 @@ def darrm_optimal(check: Any, mechanism: str, points: list[dict]) -> CheckResult
         K, m, Delta = pt["params"]["K"], pt["params"]["m"], pt["params"]["Delta"]
         approx, pure = approx or Delta > 0, pure or Delta == 0
         opt, bad = gs["opt"], []
-        if _above(opt["exact"], opt["claim"]):
+        if exceeds(opt["exact"], opt["claim"]):
             bad.append(f"gamma_opt's exact epsilon {opt['exact']:.6g} > m eps = {opt['claim']:.6g}")
         base = {n: g["prior_error"] for n, g in gs.items() if n in ("sub", "const")
-                or (n == "dsub" and not _above(g["exact"], m * pt["params"]["eps"]))}
+                or (n == "dsub" and not exceeds(g["exact"], m * pt["params"]["eps"]))}
         beaten = {n: e for n, e in base.items() if opt["prior_error"] > e + LP_SLACK}
         if beaten:
             bad.append(f"gamma_opt's prior error {opt['prior_error']:.6g} above {beaten}")
@@ -203,7 +189,7 @@ def darrm_optimal(check: Any, mechanism: str, points: list[dict]) -> CheckResult
                f"private baseline's, equal to gamma_Sub's at m = 1, 0 under pure DP once m >= (K+1)/2: {span}"
                + (f"; inapplicable: {'; '.join(skipped)}" if skipped else "")
                + (f"; FAILS: {'; '.join(why)}" if why else ""))
-    return _result(check, "darrm.gamma_opt", CITE_OPT, claims, _verdict(failed, passed), summary,
+    return exact_result(check, "darrm.gamma_opt", CITE_OPT, claims, decided(failed, passed), summary,
                    measured=None, bound=None, rows=rows)
 
 

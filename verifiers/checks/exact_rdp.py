@@ -23,7 +23,7 @@ import math
 from typing import Any, Callable
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite
+from verifiers.checks.base import EXACT_ABS_SLACK, EXACT_REL_SLACK, CheckResult, decided, exact_result, exceeds
 
 SEED = "seed 001 (Girgis, Data & Diggavi)"
 CITE_UPPER = (f"{SEED}, Thm 1 (L143-147) against the exact RDP (Def 1, L63-65) of the subsampled shuffle mechanism "
@@ -33,8 +33,6 @@ CITE_LOWER = (f"{SEED}, Thm 2 (L149-153) against the exact D_lambda(M(D1) || M(D
               f"D0 all clients equal, D1 one client changed")
 CLAIMS_UPPER = ("001 Thm 1",)
 CLAIMS_LOWER = ("001 Thm 2",)
-REL_SLACK = 1e-9          # float rounding of the two computations (they agree to ~1e-13 where they should be equal)
-ABS_SLACK = 1e-12
 
 
 def conditions(point: dict) -> list[str]:
@@ -53,19 +51,7 @@ def order_ok(lam: float) -> bool:
     return lam >= 2 and float(lam) == int(lam)
 
 
-def _result(check: Any, theorem: str, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *,
-            measured: float | None, bound: float | None, rows: list[dict]) -> CheckResult:
-    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=cite(citation, claims),
-                       verdict=verdict, measured=measured, bound=bound, confidence=1.0, summary=summary,
-                       rows=tuple(rows), claims=claims)
 
-
-def _above(value: float, bound: float) -> bool:
-    return value > bound * (1 + REL_SLACK) + ABS_SLACK
-
-
-def _verdict(failed: bool, passed: int) -> str:
-    return "fail" if failed else "pass" if passed else "inapplicable"
 
 
 def rdp_upper(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -83,16 +69,16 @@ def rdp_upper(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
         skipped += [f"{pt['value']}: order {lam} is not an integer >= 2" for lam in pt["orders"] if not order_ok(lam)]
         for al in pt["alphabets"]:
             A = al["A"]
-            if _above(al["ldp_epsilon"], eps0):
+            if exceeds(al["ldp_epsilon"], eps0):
                 failed = True
                 why.append(f"{pt['value']}, A = {A}: the randomizer as used is {al['ldp_epsilon']:.6g}-LDP, not "
                            f"eps0 = {eps0:g}")
             if not good:
                 continue
             ratios = [(al["exact"][i] / pt["thm1"][i] if pt["thm1"][i] > 0 else
-                       (math.inf if al["exact"][i] > ABS_SLACK else 0.0), i) for i in good]
+                       (math.inf if al["exact"][i] > EXACT_ABS_SLACK else 0.0), i) for i in good]
             r, i = max(ratios)
-            over = [pt["orders"][j] for j in good if _above(al["exact"][j], pt["thm1"][j])]
+            over = [pt["orders"][j] for j in good if exceeds(al["exact"][j], pt["thm1"][j])]
             if over:
                 failed = True
                 why.append(f"{pt['value']}, A = {A}: exact > Thm 1 at lambda = {over} (at {pt['orders'][i]}: "
@@ -105,14 +91,14 @@ def rdp_upper(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                          "thm1": pt["thm1"][i], "exact_over_thm1": r,
                          "worst_pair": _pair_text(al["worst_others"][i], al["worst_forward"][i]),
                          "pairs": al["pairs"], "ldp_epsilon": al["ldp_epsilon"], "orders_above": len(over)})
-    verdict = _verdict(failed, passed)
+    verdict = decided(failed, passed)
     span = (f"exact / Thm 1 up to {max(r['exact_over_thm1'] for r in rows):.3g} (at the worst order of each point and "
             f"alphabet; smallest of those {min(r['exact_over_thm1'] for r in rows):.3g})") if rows else "no order checked"
     summary = (f"the exact RDP of the subsampled shuffled k-ary RR (the largest D_lambda over every replace-one pair, "
                f"both orders) against Thm 1 at every integer order and alphabet: {span}"
                + (f"; inapplicable: {'; '.join(skipped)}" if skipped else "")
                + (f"; FAILS: {'; '.join(why)}" if why else ""))
-    return _result(check, "subsampled_shuffle.thm1", CITE_UPPER, CLAIMS_UPPER, verdict, summary,
+    return exact_result(check, "subsampled_shuffle.thm1", CITE_UPPER, CLAIMS_UPPER, verdict, summary,
                    measured=None if worst is None else worst[1], bound=None if worst is None else worst[2], rows=rows)
 
 
@@ -135,9 +121,9 @@ def rdp_lower(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
         if not good:
             continue
         ratios = [(pair["exact"][i] / pt["thm2"][i] if pt["thm2"][i] > 0 else
-                   (1.0 if pair["exact"][i] >= -ABS_SLACK else 0.0), i) for i in good]
+                   (1.0 if pair["exact"][i] >= -EXACT_ABS_SLACK else 0.0), i) for i in good]
         r, i = min(ratios)
-        under = [pt["orders"][j] for j in good if _above(pt["thm2"][j], pair["exact"][j])]
+        under = [pt["orders"][j] for j in good if exceeds(pt["thm2"][j], pair["exact"][j])]
         if under:
             failed = True
             why.append(f"{pt['value']}: exact < Thm 2 at lambda = {under} (at {pt['orders'][i]}: "
@@ -153,16 +139,16 @@ def rdp_lower(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                      "largest_minus_1": max(q for q, _ in ratios) - 1,
                      "every_pair_over_thm2": every, "at_order": pt["orders"][j],
                      "ldp_epsilon": binary["ldp_epsilon"], "orders_below": len(under)})
-    verdict = _verdict(failed, passed)
+    verdict = decided(failed, passed)
     span = (f"exact / Thm 2 - 1 at the pair from {min(r['exact_pair_over_thm2_minus_1'] for r in rows):.3g} to "
             f"{max(r['largest_minus_1'] for r in rows):.3g} (Thm 2 is that pair's divergence: equal up to rounding); "
             f"the binary alphabet's exact RDP (every pair, both orders) / Thm 2 up to "
             f"{max(r['every_pair_over_thm2'] for r in rows):.3g}") if rows else "no order checked"
     summary = (f"binary RR, D0 = all clients equal, D1 = one client changed: the exact D_lambda(M(D1) || M(D0)) against "
-               f"Thm 2 at every integer order (tolerance {REL_SLACK:g} relative): {span}"
+               f"Thm 2 at every integer order (tolerance {EXACT_REL_SLACK:g} relative): {span}"
                + (f"; inapplicable: {'; '.join(skipped)}" if skipped else "")
                + (f"; FAILS: {'; '.join(why)}" if why else ""))
-    return _result(check, "subsampled_shuffle.thm2", CITE_LOWER, CLAIMS_LOWER, verdict, summary,
+    return exact_result(check, "subsampled_shuffle.thm2", CITE_LOWER, CLAIMS_LOWER, verdict, summary,
                    measured=None if lowest is None else lowest[1], bound=None if lowest is None else lowest[2],
                    rows=rows)
 

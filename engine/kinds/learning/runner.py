@@ -303,7 +303,7 @@ SECONDS_PER_COORDINATE = 5e-9
 TIME_LIMIT_HOURS = 24.0
 
 
-def time_limit(file: str = "spec") -> float:
+def time_limit() -> float:
     """Seconds a run may be estimated to take at least: PRIVBENCH_TIME_LIMIT (hours; the CLI's --time-limit sets
     it), else TIME_LIMIT_HOURS."""
     env = os.environ.get("PRIVBENCH_TIME_LIMIT")
@@ -356,7 +356,7 @@ def effective_trials(spec: Spec, trials: int | None, quick: bool) -> int:
 
 def refuse_work(file: str, coords: float, seconds: float, where: str = "") -> None:
     """The one-line refusal of a run estimated above the time limit."""
-    limit = time_limit(file)
+    limit = time_limit()
     if seconds > limit:
         raise SpecError(file, "algorithm", f"the run would compute about {coords:.3g} gradient coordinates{where}: "
                                            f"at least {seconds / 3600:.3g} h on this machine at "

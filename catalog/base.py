@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from algorithms import acsa
 from algorithms.registry import Registry
+from verifiers.threat_models import Neighbouring
 
 MAX_ROUNDS = 2_000_000
 
@@ -129,7 +130,9 @@ class MechanismEntry:
     ``checks``: the check functions a spec of it may name, each ``check(check, name, points) -> CheckResult``;
     ``threat_model``: a name in verifiers/threat_models.py; ``report(results) -> (bullets, body)``: the markdown lines
     of the report that are its own: the bullets under the verdicts (what ran, its privacy) and the body after the
-    plot (the table of points)."""
+    plot (the table of points). ``relations``: the neighbouring relations its privacy checks handle, the first the
+    default; an entry with relations is handed the spec's as ``run_point(..., relation=...)``, and a spec stating
+    another is refused at validation (none: the threat model's default relation, which a spec may not change)."""
 
     name: str
     description: str
@@ -142,6 +145,7 @@ class MechanismEntry:
     checks: Registry
     threat_model: str
     report: Callable[[dict], tuple[list[str], list[str]]]
+    relations: tuple[Neighbouring, ...] = ()
 
 
 def mechanism_header(r: dict, *, label: str = "Mechanism", skip: tuple[str, ...] = ()) -> list[str]:

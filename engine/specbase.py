@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from algorithms.registry import choice_message
 from verifiers.claims import CLAIMS
+from verifiers.threat_models import CHANGES, UNITS, Neighbouring
 
 Verdict = Literal["pass", "fail", "inconclusive", "inapplicable"]
 RESULTS_SCHEMA = 2      # version of the results JSON; `report` reads 1 and 2 (engine/kinds/__init__.py upgrade_results)
@@ -40,6 +41,29 @@ class Strict(BaseModel):
     (``seed: true`` or ``d: "5"`` are errors); an integer is a valid float."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class NeighbouringSpec(Strict):
+    """A spec's neighbouring relation (``neighbouring:``): which unit changes, how, and for a user or an element
+    replaced whether the user keeps its total count (seed 002, note P3)."""
+
+    unit: Literal["record", "user", "element"] = Field(description="; ".join(f"{k}: {v}" for k, v in UNITS.items()))
+    change: Literal["replace_one", "add_remove"] = Field(description="; ".join(f"{k}: {v}" for k, v in CHANGES.items()))
+    keep_count: bool | None = Field(None, description="a user or an element replaced: whether the changed user keeps "
+                                                      "its total count m (seed 002's Lemmas 3.1-3.2 assume it; the "
+                                                      "seed leaves open whether neighbours must); absent otherwise")
+
+    @model_validator(mode="after")
+    def _valid(self) -> NeighbouringSpec:
+        try:
+            _ = self.relation
+        except ValueError as e:
+            raise Problem("keep_count", str(e)) from None
+        return self
+
+    @property
+    def relation(self) -> Neighbouring:
+        return Neighbouring(self.unit, self.change, self.keep_count)
 
 
 class Problem(ValueError):

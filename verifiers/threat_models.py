@@ -17,22 +17,36 @@ CHANGES = {"replace_one": "replaced by another", "add_remove": "added or removed
 
 @dataclass(frozen=True)
 class Neighbouring:
-    """Two data sets are neighbours when ``unit`` differs between them in the way ``change`` says."""
+    """Two data sets are neighbours when ``unit`` differs between them in the way ``change`` says. ``keep_count``
+    (a ``user`` or ``element`` unit replaced, seed 002's note P3, which the seed leaves open): True when the changed
+    user keeps its total number of records m (Lemmas 3.1-3.2 assume sum_j X_j = m), False when the change may alter
+    it, None where the question does not arise."""
 
     unit: str
     change: str
+    keep_count: bool | None = None
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS or self.change not in CHANGES:
             raise ValueError(f"neighbouring relation ({self.unit!r}, {self.change!r}): units {', '.join(UNITS)}; "
                              f"changes {', '.join(CHANGES)}")
+        if self.keep_count is not None and (self.unit == "record" or self.change != "replace_one"):
+            raise ValueError(f"keep_count applies to a user or an element replaced, not to {self.unit}/{self.change}")
 
     @property
     def text(self) -> str:
-        return f"{UNITS[self.unit]} {CHANGES[self.change]}"
+        count = {None: "", True: ", keeping the user's total count m", False: ", its total count free to change"}
+        return f"{UNITS[self.unit]} {CHANGES[self.change]}{count[self.keep_count]}"
 
-    def as_dict(self) -> dict[str, str]:
-        return {"unit": self.unit, "change": self.change}
+    @property
+    def label(self) -> str:
+        """unit/change[/keep_count|/free_count]: the short form errors and tables use."""
+        tail = {None: "", True: "/keep_count", False: "/free_count"}[self.keep_count]
+        return f"{self.unit}/{self.change}{tail}"
+
+    def as_dict(self) -> dict:
+        return {"unit": self.unit, "change": self.change} | (
+            {} if self.keep_count is None else {"keep_count": self.keep_count})
 
 
 RECORD_REPLACED = Neighbouring("record", "replace_one")

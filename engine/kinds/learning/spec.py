@@ -11,10 +11,20 @@ from algorithms import datasets
 from algorithms.registry import UnknownName, choice_message
 from catalog import ALGORITHMS
 from engine.kinds.learning.data import DATA_KINDS, PackagedData, SphereLinearData, SphereLogisticData
-from engine.specbase import Problem, SpecError, Strict, SweepValues, Verdict, check_ids, distinct, format_error
+from engine.specbase import (
+    NeighbouringSpec,
+    Problem,
+    SpecError,
+    Strict,
+    SweepValues,
+    Verdict,
+    check_ids,
+    distinct,
+    format_error,
+)
 from verifiers.checks import CHECKS, CheckSpec, Facts, Misfit
 from verifiers.theorems import THEOREMS
-from verifiers.threat_models import CHANGES, THREAT_MODELS, UNITS, Neighbouring
+from verifiers.threat_models import THREAT_MODELS, Neighbouring
 
 # sweepable numeric fields -> the theorem symbol they set
 SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon": "eps0",
@@ -22,11 +32,6 @@ SWEEPABLE = {"data.n": "n", "data.d": "d", "data.N": "N", "threat_model.epsilon"
 WHOLE = ("data.n", "data.d", "data.N", "algorithm.overrides.T")      # sweep fields that take whole numbers
 WHOLE_OVERRIDES = ("R", "K", "T", "k", "b")                           # counts: rounds, batch sizes, clients
 MAX_OVERRIDE = 1e9          # any calibrated parameter set by hand: far above every sane value, far below overflow
-class NeighbouringSpec(Strict):
-    unit: Literal["record", "user", "element"] = Field(description="; ".join(f"{k}: {v}" for k, v in UNITS.items()))
-    change: Literal["replace_one", "add_remove"] = Field(description="; ".join(f"{k}: {v}" for k, v in CHANGES.items()))
-
-
 class ThreatModel(Strict):
     kind: str = Field(description="; ".join(f"{k}: {t.description}" for k, t in THREAT_MODELS.items()))
     epsilon: float | None = Field(None, gt=0, description="the claimed epsilon: of every silo's transcript (isrl), of "
@@ -58,10 +63,10 @@ class ThreatModel(Strict):
             raise Problem("threat_model.epsilon" if self.epsilon is not None else "threat_model.delta",
                           "threat model none makes no privacy claim: leave out epsilon and delta")
         if self.neighbouring is not None:
-            rel = Neighbouring(self.neighbouring.unit, self.neighbouring.change)
+            rel = self.neighbouring.relation
             if rel not in model.relations:
-                allowed = "; ".join(f"{r.unit}/{r.change}" for r in model.relations) or "none (no privacy claim)"
-                raise Problem("threat_model.neighbouring", f"{rel.unit}/{rel.change}: the {self.kind} threat model's "
+                allowed = "; ".join(r.label for r in model.relations) or "none (no privacy claim)"
+                raise Problem("threat_model.neighbouring", f"{rel.label}: the {self.kind} threat model's "
                                                            f"accountants handle {allowed}")
         return self
 
@@ -69,7 +74,7 @@ class ThreatModel(Strict):
     def relation(self) -> Neighbouring | None:
         """The neighbouring relation the spec's privacy claim is about."""
         if self.neighbouring is not None:
-            return Neighbouring(self.neighbouring.unit, self.neighbouring.change)
+            return self.neighbouring.relation
         return THREAT_MODELS.get(self.kind).neighbouring
 
 

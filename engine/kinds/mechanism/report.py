@@ -15,6 +15,8 @@ def mechanism_markdown(r: dict, figure: str | None) -> str:
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              *bullets,
+             *([f"- Neighbouring data sets (the relation the privacy checks decide): {r['neighbouring']['text']}"]
+               if r.get("neighbouring") else []),
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
              f"in {r['seconds']:.1f} s", ""]
     if figure:

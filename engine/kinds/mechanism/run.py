@@ -20,7 +20,8 @@ def point_seed(seed: int, value: float | None) -> np.random.SeedSequence:
 
 
 def run_point(spec: MechanismSpec, value: float | None, trials: int) -> dict:
-    return {"value": value} | spec.entry.run_point(spec.point(value), trials, point_seed(spec.seed, value))
+    extra = {"relation": spec.relation} if spec.entry.relations else {}
+    return {"value": value} | spec.entry.run_point(spec.point(value), trials, point_seed(spec.seed, value), **extra)
 
 
 def run(spec: MechanismSpec, *, quick: bool = False,
@@ -38,7 +39,9 @@ def run(spec: MechanismSpec, *, quick: bool = False,
     counts = verdict_counts(checks)
     return {"schema": RESULTS_SCHEMA, "kind": "mechanism", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": entry.citation,
-            "sweep": None if spec.sweep is None else {"field": spec.sweep.field}, "points": jsonable(points),
+            "sweep": None if spec.sweep is None else {"field": spec.sweep.field},
+            "neighbouring": None if spec.relation is None else spec.relation.as_dict() | {"text": spec.relation.text},
+            "points": jsonable(points),
             "checks": checks, "verdict_counts": counts, "seed": spec.seed, "trials": trials, "quick": quick,
             "started": started.isoformat(timespec="seconds"),
             "seconds": (dt.datetime.now(dt.timezone.utc) - started).total_seconds(), "reused_trials": 0,

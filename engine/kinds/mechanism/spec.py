@@ -20,7 +20,18 @@ from pydantic import (
 
 from algorithms.registry import choice_message
 from catalog import MECHANISMS, MechanismEntry
-from engine.specbase import Problem, Strict, SweepValues, Verdict, check_ids, distinct, format_error, parse_model
+from engine.specbase import (
+    NeighbouringSpec,
+    Problem,
+    Strict,
+    SweepValues,
+    Verdict,
+    check_ids,
+    distinct,
+    format_error,
+    parse_model,
+)
+from verifiers.threat_models import THREAT_MODELS, Neighbouring
 
 
 def _params_doc() -> str:
@@ -52,6 +63,9 @@ class MechanismSpec(Strict):
         "x-params-by-mechanism": {name: e.params.model_json_schema() for name, e in MECHANISMS.items()}})
     trials: int = Field(ge=100, le=10**7, description="mechanism runs per sweep point")
     seed: int = Field(ge=0)
+    neighbouring: NeighbouringSpec | None = Field(None, description="the neighbouring relation the privacy checks "
+                                                  "decide (default: the mechanism's first); " + "; ".join(
+        f"{name}: {', '.join(r.label for r in e.relations)}" for name, e in MECHANISMS.items() if e.relations))
     sweep: MechanismSweep | None = None
     checks: list[MechanismCheck] = Field(min_length=1)
     expect: dict[str, Verdict] = Field(default_factory=dict)
@@ -88,6 +102,12 @@ class MechanismSpec(Strict):
                 raise Problem(f"checks.{i}.kind", choice_message(f"{self.mechanism} check kind", c.kind,
                                                                  entry.checks.names()))
         check_ids(self.checks, self.expect, self.expect_quick)
+        if self.neighbouring is not None and self.neighbouring.relation not in entry.relations:
+            rel = self.neighbouring.relation
+            allowed = (", ".join(r.label for r in entry.relations) if entry.relations else
+                       f"only its threat model's default ({self.relation.label if self.relation else 'none'}), "
+                       f"which needs no neighbouring key")
+            raise Problem("neighbouring", f"{rel.label}: {self.mechanism}'s privacy checks handle {allowed}")
         field = self.sweep.field if self.sweep else None
         if field is not None and field not in entry.sweepable:
             hint = difflib.get_close_matches(field, entry.sweepable, n=1)
@@ -114,6 +134,14 @@ class MechanismSpec(Strict):
     @property
     def entry(self) -> MechanismEntry:
         return MECHANISMS.get(self.mechanism)
+
+    @property
+    def relation(self) -> Neighbouring | None:
+        """The neighbouring relation the privacy checks decide: the spec's, else the entry's first, else its threat
+        model's default."""
+        if self.neighbouring is not None:
+            return self.neighbouring.relation
+        return self.entry.relations[0] if self.entry.relations else THREAT_MODELS.get(self.entry.threat_model).neighbouring
 
     def values(self) -> list[float | None]:
         return list(self.sweep.values) if self.sweep else [None]

@@ -14,6 +14,7 @@ from catalog import (
     baselines,
     cldp_001,
     darrm_003,
+    element_002,
     isrl_004,
     sdp_004,
     shuffle_000,
@@ -43,6 +44,7 @@ MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
+    element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
 )
 
 MECHANISMS: Registry[MechanismEntry] = Registry.of(

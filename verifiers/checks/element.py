@@ -1,0 +1,270 @@
+"""Checks of seed 002's element-level mechanisms (catalog/element_002.py: heavy hitters (7), the clipped histogram
+(9); Lnnn = line of ../shared/seeds/002_d3919fba655c6f58.txt): numbers in, verdicts out.
+
+- ``element_privacy`` (exact, confidence 1): under the spec's neighbouring relation, (a) no pair the search over
+  neighbouring users finds is farther apart than the derived sensitivity (under any relation: a derivation below a
+  found pair is a bug or a finding); (b) the claim (ii): the exact delta(eps) of the Gaussian release at the
+  sensitivity is at most the claimed delta; (c) the claim (i): D_alpha at sigma^2 = alpha/eps is at most eps.
+  Element relations decide Lemma 3.1 (with Eq. (1), Eq. (6): heavy hitters) or Lemma 3.2 (histogram); the user
+  relation decides heavy hitters' user-level release, Eq. (1) at gs = sqrt(2m) (L184); the histogram's user-level
+  release (rho = m, "global sensitivity rho = m", L238) is no inventory row.
+- ``element_audit``: the audit's epsilon lower bound (Clopper-Pearson, the worst pair the search found) above the
+  claimed epsilon fails; otherwise it passes as "not refuted" (an audit bounds epsilon from below only).
+- ``ordering_loss`` (heavy hitters): Prop. 1 (L190-199): E[mis-ordered pairs at separation >= gamma] <= t^2, the
+  mean over trials with one-sided limits per point (Bonferroni over points): the upper limit is the smaller of the
+  Student-t one and an exact, distribution-free one (the count is at most the number of separated pairs times
+  1{count > 0}, whose probability has a Clopper-Pearson limit: the only usable limit when no trial mis-orders any
+  pair); pass if every upper limit is at most t^2, fail if a lower limit exceeds it. Points with p1 > 1/(2m) (the proposition's condition) or with no pair
+  at separation gamma (the bound cannot fail) are inapplicable.
+- ``element_vs_user``: the paired difference (user level minus element level, same data) of the loss (mis-ordered
+  pairs; squared error summed over items): the element level better at every point (lower limit > 0) passes, the
+  user level better anywhere (upper limit < 0) fails (Prop. 1's comparison, L201-203; Prop. 2's, L237-241).
+- ``mse_rate`` (histogram, a sweep of n or eps): the log-log slope of the measured MSE against the swept variable
+  against the slope of Prop. 2's bracket sum_j (m p_j/n + sigma^2 rho^2/n^2) (L233) at the same points: the
+  confidence interval of the measured slope within the predicted one +- RATE_TOL passes, entirely outside fails.
+- ``finer_partition`` (histogram, a sweep of K): Sec. 4.1 / Fig. 2's "finer partitions are better": the element-level
+  MSE falls at every step of K (its ratio to the non-private MSE is shown, as Fig. 2 plots it).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+from scipy import stats as sps
+
+from algorithms.registry import Registry
+from verifiers.audit import clopper_pearson_upper
+from verifiers.checks.base import CheckResult, cite, exceeds
+from verifiers.stats import weighted_slope
+
+SEED = "seed 002 (Asi, Duchi, Javidi)"
+RATE_TOL = 0.1
+CLAIMS_PRIVACY = {
+    ("heavy_hitters", "element"): ("002 Eq. (1) (+App. A)", "002 Eq. (6)", "002 Lemma 3.1"),
+    ("heavy_hitters", "user"): ("002 Eq. (1) (+App. A)",),
+    ("element_histogram", "element"): ("002 Lemma 3.2",),
+    ("element_histogram", "user"): (),
+}
+CITE_PRIVACY = {
+    "heavy_hitters": f"{SEED}: mechanism (7) (L176) at Lemma 3.1's calibrations (L180-182), element sensitivity 1 "
+                     f"(L178), user level sigma_std via gs = sqrt(2m) (L184) and Eq. (1) (L128, App. A)",
+    "element_histogram": f"{SEED}: mechanism (9) (L217) at Lemma 3.2's calibrations (L221-225); user level rho = m "
+                         f"(L238)",
+}
+CITE_AUDIT = f"{SEED}: the claims of Lemmas 3.1/3.2, audited at the worst neighbouring pair the search finds"
+CITE_ORDER = f"{SEED}: Prop. 1 (L190-199) with the ordering loss (8) (L188) read as mis-ordered pairs (its proof)"
+CITE_VS = {"heavy_hitters": f"{SEED}: Prop. 1's comparison (L201-203): element level fewer mis-orderings when "
+                            f"p1 << sqrt(m/n)",
+           "element_histogram": f"{SEED}: Prop. 2's comparison (L237-241): element level smaller MSE when m is large "
+                                f"and P(c) small"}
+CLAIMS_VS = {"heavy_hitters": ("002 Prop 1 (comparison)",), "element_histogram": ("002 Prop 2 (element vs user)",)}
+CITE_RATE = f"{SEED}: Prop. 2 (L227-235): E|M_j - m p_j|^2 within constants of m p_j/n + sigma^2 rho^2/n^2"
+CLAIMS_RATE = ("002 Prop 2 (upper)", "002 Prop 2 (lower)")
+CITE_FIG2 = (f"{SEED}: Sec. 4.1 / Fig. 2 (L372-380, the Reddit histogram): the error ratio falls as the partition gets finer; "
+             f"a Zipf-like multinomial stands in for Reddit/GloVe")
+CLAIMS_FIG2 = ("002 §4.1 / Fig. 2",)
+
+
+def _res(check: Any, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *, confidence: float,
+         rows: list[dict], measured: float | None = None, bound: float | None = None, uncited: str = "") -> CheckResult:
+    text = cite(citation, claims) if claims else f"{citation} [not inventoried: {uncited}]"
+    return CheckResult(id=check.id, kind=check.kind, theorem=None, citation=text, verdict=verdict,
+                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
+                       claims=claims)
+
+
+def _unit(pt: dict) -> str:
+    return pt["relation"].split("/")[0]
+
+
+def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows, why, failed, judged = [], [], False, 0
+    unit = _unit(points[0])
+    for pt in points:
+        for r in pt["relations"]:
+            if exceeds(r["found"], r["derived"]):
+                failed = True
+                why.append(f"{pt['value']}, {r['relation']}: the search finds a pair at distance {r['found']:.6g} > "
+                           f"the derived sensitivity {r['derived']:.6g}")
+        c = pt["claimed"]
+        over_delta = exceeds(c["delta_exact"], c["delta"])
+        over_renyi = unit == "element" and exceeds(c["renyi_exact"], c["eps"])
+        if over_delta:
+            why.append(f"{pt['value']}: (ii) exact delta at eps = {c['eps']:.4g} is {c['delta_exact']:.4g} > "
+                       f"{c['delta']:.3g} (eps at that delta: {c['epsilon_exact']:.4g}; Delta/s = {c['mu']:.4g})")
+        if over_renyi:
+            why.append(f"{pt['value']}: (i) D_alpha at alpha = {c['alpha']:g} is {c['renyi_exact']:.4g} > "
+                       f"{c['eps']:.4g}")
+        failed |= over_delta or over_renyi
+        judged += 1
+        pair = next(r["pair_change"] for r in pt["relations"] if r["relation"] == pt["relation"])
+        rows.append({"point": pt["value"], "relation": pt["relation"], "worst_pair": pair, "eps": c["eps"],
+                     "delta": c["delta"],
+                     "delta_exact": c["delta_exact"], "eps_exact": c["epsilon_exact"], "delta_over_claim":
+                     c["delta_exact"] / c["delta"], "mu": c["mu"], "alpha": c["alpha"],
+                     "renyi_exact": c["renyi_exact"] if unit == "element" else None})
+    worst = max(rows, key=lambda r: r["delta_over_claim"])
+    claims = CLAIMS_PRIVACY[(mechanism, unit)]
+    summary = (f"{judged} point(s) under {points[0]['relation']}: exact delta / claimed delta up to "
+               f"{worst['delta_over_claim']:.3g} (eps at the claimed delta {worst['eps_exact']:.4g} vs "
+               f"{worst['eps']:.4g}); the search never exceeds the derived sensitivities"
+               if not why else f"FAILS: {'; '.join(why[:6])}" + (f" (+{len(why) - 6} more)" if len(why) > 6 else ""))
+    return _res(check, CITE_PRIVACY[mechanism], claims, "fail" if failed else "pass", summary, confidence=1.0,
+                rows=rows, measured=worst["eps_exact"], bound=worst["eps"],
+                uncited="the user-level histogram's calibration (rho = m as global sensitivity, L238) is not an "
+                        "inventory row")
+
+
+def element_audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows, why = [], []
+    for pt in points:
+        a, eps = pt["audit"], pt["claimed"]["eps"]
+        rows.append({"point": pt["value"], "relation": pt["relation"], "claimed_eps": eps,
+                     "audit_eps_lower": a["epsilon_lower"], "trials_per_side": a["trials_per_side"]})
+        if a["epsilon_lower"] > eps:
+            why.append(f"{pt['value']}: audit lower bound {a['epsilon_lower']:.4g} > claimed {eps:.4g}")
+    unit = _unit(points[0])
+    conf = float(points[0]["audit"].get("confidence", 0.95)) ** len(points)     # every point's bound holds jointly
+    top = max(rows, key=lambda r: r["audit_eps_lower"] - r["claimed_eps"])
+    summary = (f"FAILS: {'; '.join(why)}" if why else
+               f"not refuted: the audit's epsilon lower bound is at most the claim at every point (largest "
+               f"{top['audit_eps_lower']:.3g} vs {top['claimed_eps']:.3g}); an audit can refute a claim, not confirm it")
+    return _res(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, unit)], "fail" if why else "pass", summary,
+                confidence=conf, rows=rows, measured=top["audit_eps_lower"], bound=top["claimed_eps"],
+                uncited="the user-level histogram's calibration is not an inventory row")
+
+
+def _one_sided(x: np.ndarray, level: float) -> tuple[float, float, float]:
+    """Mean and one-sided (lower, upper) limits at ``level`` each (Student t)."""
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean())
+    se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.inf
+    t = float(sps.t.ppf(level, max(x.size - 1, 1)))
+    return m, m - t * se, m + t * se
+
+
+def ordering_loss(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    judged = [pt for pt in points if pt["p1"] <= pt["p1_limit"] and pt["separated_pairs"] > 0]
+    skipped = [f"{pt['value']}: " + ("p1 > 1/(2m)" if pt["p1"] > pt["p1_limit"] else "no pair at separation gamma")
+               for pt in points if pt not in judged]
+    level = 1 - (1 - check.confidence) / max(len(judged), 1)
+    rows, fail, unsure = [], [], []
+    for pt in judged:
+        counts = np.asarray(pt["misordered_element"])
+        half = 1 - (1 - level) / 2                   # Bonferroni over the two upper limits below
+        mean, lo, t_hi = _one_sided(counts, half) if np.any(counts) else (0.0, 0.0, math.inf)
+        # exact and distribution-free: C <= pairs * 1{C > 0}, so E C <= pairs * P(C > 0) <= pairs * its
+        # Clopper-Pearson upper limit (the only usable limit when no trial mis-orders anything)
+        exact_hi = pt["separated_pairs"] * clopper_pearson_upper(int(np.count_nonzero(counts)), counts.size, half)
+        hi = min(t_hi, exact_hi)
+        rows.append({"point": pt["value"], "gamma": pt["gamma"], "pairs": pt["separated_pairs"], "mean": mean,
+                     "lower": lo, "upper": hi, "upper_exact": exact_hi, "upper_t": t_hi, "bound_t2": pt["bound"]})
+        if lo > pt["bound"]:
+            fail.append(f"{pt['value']}: mean {mean:.4g} (lower limit {lo:.4g}) > t^2 = {pt['bound']:.4g}")
+        elif hi > pt["bound"]:
+            unsure.append(f"{pt['value']}: upper limit {hi:.4g} > t^2 = {pt['bound']:.4g}")
+    verdict = "inapplicable" if not judged else "fail" if fail else "inconclusive" if unsure else "pass"
+    summary = (f"mis-ordered pairs at Prop. 1's gamma against t^2 at {len(judged)} point(s)"
+               + (f"; FAILS: {'; '.join(fail)}" if fail else "") + (f"; undecided: {'; '.join(unsure)}" if unsure else "")
+               + (f"; inapplicable: {'; '.join(skipped)}" if skipped else ""))
+    top = max(rows, key=lambda r: r["upper"] / r["bound_t2"]) if rows else None
+    return _res(check, CITE_ORDER, ("002 Prop 1",), verdict, summary, confidence=check.confidence, rows=rows,
+                measured=None if top is None else top["mean"], bound=None if top is None else top["bound_t2"])
+
+
+def element_vs_user(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    key = ("misordered", "mis-ordered pairs") if mechanism == "heavy_hitters" else ("mse", "squared error")
+    judged = [pt for pt in points if np.any(np.asarray(pt[f"{key[0]}_user"]) != np.asarray(pt[f"{key[0]}_element"]))]
+    vacuous = [str(pt["value"]) for pt in points if pt not in judged]
+    level = 1 - (1 - check.confidence) / max(len(judged), 1)
+    rows, worse, unsure = [], [], []
+    for pt in judged:
+        diff = np.asarray(pt[f"{key[0]}_user"], float) - np.asarray(pt[f"{key[0]}_element"], float)
+        mean, lo, hi = _one_sided(diff, level)
+        rows.append({"point": pt["value"], "user": float(np.mean(pt[f"{key[0]}_user"])),
+                     "element": float(np.mean(pt[f"{key[0]}_element"])), "user_minus_element": mean,
+                     "lower": lo, "upper": hi})
+        if hi < 0:
+            worse.append(f"{pt['value']}: user level better by {-mean:.4g}")
+        elif lo <= 0:
+            unsure.append(f"{pt['value']}: difference {mean:.4g}, interval [{lo:.3g}, {hi:.3g}]")
+    verdict = "inapplicable" if not judged else "fail" if worse else "inconclusive" if unsure else "pass"
+    summary = (f"{key[1]} of the user level minus the element level, same data, paired one-sided limits at "
+               f"{level:.4g} per point" + (f"; FAILS: {'; '.join(worse)}" if worse else "")
+               + (f"; undecided: {'; '.join(unsure)}" if unsure else "")
+               + (f"; not compared (both levels equal in every trial, e.g. no error at all): {', '.join(vacuous)}"
+                  if vacuous else ""))
+    return _res(check, CITE_VS[mechanism], CLAIMS_VS[mechanism], verdict, summary, confidence=check.confidence,
+                rows=rows, measured=min((r["user_minus_element"] for r in rows), default=None), bound=0.0)
+
+
+def mse_rate(check: Any, mechanism: str, points: list[dict], *, field: str | None = None) -> CheckResult:
+    swept = [pt["value"] for pt in points]
+    if len(points) < 3 or any(v is None for v in swept):
+        return _res(check, CITE_RATE, CLAIMS_RATE, "inapplicable", "a rate needs a sweep of at least 3 points",
+                    confidence=check.confidence, rows=[])
+    x = np.log(np.asarray(swept, float))
+    rows, verdicts, notes = [], [], []
+    for level in ("element", "user"):
+        mse = [np.asarray(pt[f"mse_{level}"], float) for pt in points]
+        y = np.log([v.mean() for v in mse])
+        se = np.array([v.std(ddof=1) / math.sqrt(v.size) / v.mean() for v in mse])      # delta method
+        fit = weighted_slope(x, y, se, check.confidence)
+        env = np.log([pt[f"envelope_{level}"] for pt in points])
+        pred = float(np.polyfit(x, env, 1)[0])
+        lo, hi = pred - RATE_TOL, pred + RATE_TOL
+        v = "pass" if lo <= fit.lower and fit.upper <= hi else "fail" if fit.upper < lo or fit.lower > hi \
+            else "inconclusive"
+        verdicts.append(v)
+        rows.append({"level": level, "measured_slope": fit.slope, "lower": fit.lower, "upper": fit.upper,
+                     "predicted_slope": pred, "tolerance": RATE_TOL, "verdict": v})
+        notes.append(f"{level}: slope {fit.slope:.3f} [{fit.lower:.3f}, {fit.upper:.3f}] vs Prop. 2's bracket "
+                     f"{pred:.3f} +- {RATE_TOL}")
+    verdict = "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
+    return _res(check, CITE_RATE, CLAIMS_RATE, verdict, "log MSE against log of the swept variable: " + "; ".join(notes),
+                confidence=check.confidence, rows=rows, measured=rows[0]["measured_slope"],
+                bound=rows[0]["predicted_slope"])
+
+
+def finer_partition(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    """Sec. 4.1 / Fig. 2 (L378: "increasingly fine partitions yield better estimators"): along a sweep of K, the
+    element-level MSE falls from each point to the next (Welch limits on the difference of two independent means,
+    Bonferroni over the steps)."""
+    if len(points) < 2 or any(pt["value"] is None for pt in points):
+        return _res(check, CITE_FIG2, CLAIMS_FIG2, "inapplicable", "needs a sweep of K", confidence=check.confidence,
+                    rows=[])
+    pts = sorted(points, key=lambda pt: pt["value"])
+    level = 1 - (1 - check.confidence) / (len(pts) - 1)
+    rows, up, unsure = [], [], []
+    for a, b in zip(pts, pts[1:]):
+        xa, xb = np.asarray(a["mse_element"], float), np.asarray(b["mse_element"], float)
+        diff = xa.mean() - xb.mean()
+        se = math.sqrt(xa.var(ddof=1) / xa.size + xb.var(ddof=1) / xb.size)
+        z = float(sps.norm.ppf(level))
+        rows.append({"from_K": a["value"], "to_K": b["value"], "mse_from": float(xa.mean()), "mse_to": float(xb.mean()),
+                     "ratio_to_nonprivate_from": float(xa.mean()) / a["mse_nonprivate"],
+                     "ratio_to_nonprivate_to": float(xb.mean()) / b["mse_nonprivate"],
+                     "decrease": diff, "lower": diff - z * se, "upper": diff + z * se})
+        if diff + z * se < 0:
+            up.append(f"K {a['value']:g} -> {b['value']:g}: MSE rises by {-diff:.4g}")
+        elif diff - z * se <= 0:
+            unsure.append(f"K {a['value']:g} -> {b['value']:g}: change {diff:.4g} +- {z * se:.3g}")
+    verdict = "fail" if up else "inconclusive" if unsure else "pass"
+    summary = ("element-level MSE along K (finer partitions), one-sided Welch limits per step"
+               + (f"; FAILS: {'; '.join(up)}" if up else "") + (f"; undecided: {'; '.join(unsure)}" if unsure else ""))
+    return _res(check, CITE_FIG2, CLAIMS_FIG2, verdict, summary, confidence=check.confidence, rows=rows)
+
+
+ElementCheckFn = Callable[[Any, str, list[dict]], CheckResult]
+ELEMENT_CHECKS: Registry[ElementCheckFn] = Registry("element histogram check kind")
+ELEMENT_CHECKS.add("element_privacy", element_privacy)
+ELEMENT_CHECKS.add("element_audit", element_audit)
+ELEMENT_CHECKS.add("element_vs_user", element_vs_user)
+ELEMENT_CHECKS.add("mse_rate", mse_rate)
+ELEMENT_CHECKS.add("finer_partition", finer_partition)
+HH_CHECKS: Registry[ElementCheckFn] = Registry("heavy hitters check kind")
+HH_CHECKS.add("element_privacy", element_privacy)
+HH_CHECKS.add("element_audit", element_audit)
+HH_CHECKS.add("element_vs_user", element_vs_user)
+HH_CHECKS.add("ordering_loss", ordering_loss)

@@ -141,11 +141,13 @@ class MechanismEntry:
     sweepable: tuple[str, ...]
     whole: tuple[str, ...]
     rules: Callable[[Mapping[str, Any]], None]
-    run_point: Callable[[dict, int, np.random.SeedSequence], dict]
+    run_point: Callable[..., dict]      # (params, trials, SeedSequence[, relation=]) -> the point's dict
     checks: Registry
     threat_model: str
     report: Callable[[dict], tuple[list[str], list[str]]]
     relations: tuple[Neighbouring, ...] = ()
+    data: str | None = None           # what its inputs are when they stand in for a paper's data set (the claims
+                                      # ledger counts an experiment's claim decided on them as decided on a stand-in)
 
 
 def mechanism_header(r: dict, *, label: str = "Mechanism", skip: tuple[str, ...] = ()) -> list[str]:

@@ -269,5 +269,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "Prop. 2 (L227-235) and the element-vs-user comparison (L237-241)",
         params=HistogramParams, sweepable=("n", "m", "d", "K", "eps", "rho", "s"), whole=("n", "m", "d", "K"),
         rules=lambda p: _rules(p, hist=True), run_point=run_histogram, checks=ELEMENT_CHECKS,
-        threat_model="central", report=report, relations=(ELEMENT_KEEP, ELEMENT_FREE, USER)),
+        threat_model="central", report=report, relations=(ELEMENT_KEEP, ELEMENT_FREE, USER),
+        data="synthetic Zipf-like multinomial users with a public partition (stands in for Sec. 4.1's Reddit "
+             "comments clustered by GloVe)"),
 )

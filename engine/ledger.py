@@ -5,7 +5,8 @@ A claim's status, from the checks that cite it (its id in a check's ``claims``):
 - decided: at least one check reached pass or fail. Every check kind has a test that makes it fail
   (tests/test_contracts.py), and a spec's claim is fixed before the run, so a pass could have been a fail. A claim
   of type experiment-number decided on a learning run is "decided on a stand-in" (the run's data set stands in for
-  the paper's: e.g. scikit-learn's digits for MNIST); curve and mechanism specs compute at the paper's parameters.
+  the paper's: e.g. scikit-learn's digits for MNIST), and so is one decided by a mechanism whose entry names its
+  inputs as a stand-in (``MechanismEntry.data``); curve and other mechanism specs compute at the paper's parameters.
   When checks disagree (a fail and a pass), the claim is listed as failed with every verdict shown.
 - undecidable on one machine: no check decided it and the registry records why no feasible run can (with the
   numbers: the n or the time it would take).
@@ -80,7 +81,7 @@ def _data_kind(result: dict) -> str | None:
     if result.get("kind") in ("learning", "comparison"):
         spec = result.get("spec", {})
         return str(spec.get("data", {}).get("kind", "unknown"))
-    return None
+    return result.get("data")           # a mechanism on inputs standing in for a paper's data set, else None
 
 
 def collect(spec_names: Iterable[str], reports: Path) -> tuple[dict[str, Entry], list[str], list[dict]]:

@@ -205,7 +205,8 @@ def mse_rate(check: Any, mechanism: str, points: list[dict], *, field: str | Non
         return _res(check, CITE_RATE, CLAIMS_RATE, "inapplicable", "a rate needs a sweep of at least 3 points",
                     confidence=check.confidence, rows=[])
     x = np.log(np.asarray(swept, float))
-    rows, verdicts, notes = [], [], []
+    rows: list[dict[str, Any]] = []
+    verdicts, notes = [], []
     for level in ("element", "user"):
         mse = [np.asarray(pt[f"mse_{level}"], float) for pt in points]
         y = np.log([v.mean() for v in mse])
@@ -223,8 +224,8 @@ def mse_rate(check: Any, mechanism: str, points: list[dict], *, field: str | Non
                      f"{pred:.3f} +- {RATE_TOL}")
     verdict = "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
     return _res(check, CITE_RATE, CLAIMS_RATE, verdict, "log MSE against log of the swept variable: " + "; ".join(notes),
-                confidence=check.confidence, rows=rows, measured=rows[0]["measured_slope"],
-                bound=rows[0]["predicted_slope"])
+                confidence=check.confidence, rows=rows, measured=float(rows[0]["measured_slope"]),
+                bound=float(rows[0]["predicted_slope"]))
 
 
 def finer_partition(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -253,7 +254,8 @@ def finer_partition(check: Any, mechanism: str, points: list[dict]) -> CheckResu
     verdict = "fail" if up else "inconclusive" if unsure else "pass"
     summary = ("element-level MSE along K (finer partitions), one-sided Welch limits per step"
                + (f"; FAILS: {'; '.join(up)}" if up else "") + (f"; undecided: {'; '.join(unsure)}" if unsure else ""))
-    return _res(check, CITE_FIG2, CLAIMS_FIG2, verdict, summary, confidence=check.confidence, rows=rows)
+    return _res(check, CITE_FIG2, CLAIMS_FIG2, verdict, summary, confidence=check.confidence, rows=rows,
+                measured=min(float(r["decrease"]) for r in rows), bound=0.0)
 
 
 ElementCheckFn = Callable[[Any, str, list[dict]], CheckResult]

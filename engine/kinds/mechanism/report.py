@@ -17,6 +17,7 @@ def mechanism_markdown(r: dict, figure: str | None) -> str:
              *bullets,
              *([f"- Neighbouring data sets (the relation the privacy checks decide): {r['neighbouring']['text']}"]
                if r.get("neighbouring") else []),
+             *([f"- Data: {r['data']}"] if r.get("data") else []),
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
              f"in {r['seconds']:.1f} s", ""]
     if figure:

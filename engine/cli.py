@@ -1,4 +1,4 @@
-"""python -m engine {run, validate, list, report, schema}. The only module that talks to the terminal.
+"""python -m engine {run, validate, list, report, schema, claims, privacy, audit}. The only module that talks to the terminal.
 
 Exit codes: 0 at least one check was decided and none failed; 1 a check failed; 2 invalid spec or command line;
 3 no check was decided (every one inapplicable or inconclusive: nothing was verified); 130 interrupted.
@@ -110,6 +110,25 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--list", action="store_true", help="print the registry's claim ids and summaries, nothing else")
     cl.add_argument("--markdown", metavar="FILE", help="write the whole ledger as markdown to FILE")
     cl.add_argument("--json", action="store_true", help="print the ledger as JSON")
+    au = sub.add_parser("audit", help="an epsilon lower bound from canary scores produced anywhere (a CSV file)",
+                        description="Empirical privacy audit of scores produced outside privbench: SCORES is a CSV "
+                                    "file with a header and two columns, the scores of runs with the canary included "
+                                    "(IN) and with it left out (OUT); larger scores must say 'in' (or give "
+                                    "--lower-is-in). Half of each column chooses the threshold, the other half is "
+                                    "counted, and the false-positive and false-negative rates are replaced by their "
+                                    "Clopper-Pearson upper limits (the method of the built-in audits, "
+                                    "verifiers/audit.py). Columns may have different lengths (empty cells end one).",
+                        epilog="exit codes: 0 = no claim given, or the lower bound does not exceed it; 1 = the lower "
+                               "bound exceeds --claim (the claim is refuted at the stated confidence); 2 = invalid "
+                               "file or command line")
+    au.add_argument("scores", metavar="SCORES", help="CSV file: a header, then the two score columns")
+    au.add_argument("--delta", type=_unit_open("delta"), required=True, help="the delta of the claim, in (0, 1)")
+    au.add_argument("--claim", type=_positive("claim"), help="a claimed epsilon to compare with (exit 1 if refuted)")
+    au.add_argument("--confidence", type=_bounded_open("confidence", 0.5, 1.0), default=0.95,
+                    help="confidence of the lower bound (default 0.95)")
+    au.add_argument("--columns", metavar="IN,OUT", help="the two columns' header names (default: the first two)")
+    au.add_argument("--lower-is-in", action="store_true", help="smaller scores say the canary was included")
+    au.add_argument("--json", action="store_true", help="print JSON")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
                             f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
@@ -171,6 +190,15 @@ def _bounded(name: str, top: float):
     return parse
 
 
+def _bounded_open(name: str, low: float, high: float):
+    def parse(v: str) -> float:
+        x = _positive(name)(v)
+        if not low < x < high:
+            raise argparse.ArgumentTypeError(f"{name} must be in ({low:g}, {high:g}) (got {v})")
+        return x
+    return parse
+
+
 def _unit_open(name: str):
     def parse(v: str) -> float:
         x = _positive(name)(v)
@@ -191,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             _check_out(Path(args.out))                # before any compute: a run must be able to write its report
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
-                "schema": cmd_schema, "privacy": cmd_privacy, "claims": cmd_claims}[args.command](args)
+                "schema": cmd_schema, "privacy": cmd_privacy, "claims": cmd_claims,
+                "audit": cmd_audit}[args.command](args)
     except spec_mod.SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -530,6 +559,89 @@ def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: 
           + (f" ({', '.join(undecided)})" if undecided else "") + f", {counts['inapplicable']} inapplicable"
           + ("; nothing was decided (exit 3)" if not counts["pass"] and not counts["fail"] else ""))
     print(f"report: {md_path}  (results: {json_path})")
+
+
+MIN_AUDIT_SCORES = 20        # per column: below, half of them cannot choose a threshold and count its errors
+
+
+def _read_scores(path: str, columns: str | None) -> tuple[str, str, list[float], list[float]]:
+    """The two score columns of a CSV file; a SpecError (one line, exit 2) naming the file, the row and the column
+    for anything else."""
+    import csv
+    import math
+
+    file = Path(path)
+    if not file.is_file():
+        raise spec_mod.SpecError(path, "", "no such file")
+    try:
+        with file.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise spec_mod.SpecError(path, "", f"cannot read it as CSV ({e})") from None
+    if len(rows) < 2:
+        raise spec_mod.SpecError(path, "", "needs a header row and at least one row of scores")
+    header = [h.strip() for h in rows[0]]
+    if columns:
+        names = [c.strip() for c in columns.split(",")]
+        if len(names) != 2:
+            raise spec_mod.SpecError("command line", "--columns", f"{columns!r}: give two names, IN,OUT")
+        for n in names:
+            if n not in header:
+                raise spec_mod.SpecError(path, n, f"no such column; the header has {', '.join(header)}")
+        idx = [header.index(n) for n in names]
+    else:
+        if len(header) < 2:
+            raise spec_mod.SpecError(path, "", f"needs two columns (in, out); the header has {len(header)}")
+        idx = [0, 1]
+    cols: list[list[float]] = [[], []]
+    for r, row in enumerate(rows[1:], start=2):
+        for k, i in enumerate(idx):
+            cell = row[i].strip() if i < len(row) else ""
+            if cell == "":
+                continue
+            try:
+                x = float(cell)
+            except ValueError:
+                raise spec_mod.SpecError(path, header[i], f"row {r}: {cell!r} is not a number") from None
+            if not math.isfinite(x):
+                raise spec_mod.SpecError(path, header[i], f"row {r}: {cell} is not a finite number")
+            cols[k].append(x)
+    for k, i in enumerate(idx):
+        if len(cols[k]) < MIN_AUDIT_SCORES:
+            raise spec_mod.SpecError(path, header[i], f"{len(cols[k])} scores; at least {MIN_AUDIT_SCORES} per column")
+    return header[idx[0]], header[idx[1]], cols[0], cols[1]
+
+
+def cmd_audit(args) -> int:
+    import numpy as np
+
+    from verifiers.audit import largest_lower_bound, lower_bound
+
+    name_in, name_out, s_in, s_out = _read_scores(args.scores, args.columns)
+    sign = -1.0 if args.lower_is_in else 1.0
+    b = lower_bound(sign * np.asarray(s_in), sign * np.asarray(s_out), delta=args.delta, confidence=args.confidence)
+    ceiling = largest_lower_bound(b.trials_per_side, delta=args.delta, confidence=args.confidence)
+    refuted = args.claim is not None and b.epsilon_lower > args.claim
+    out = {"scores": args.scores, "in": {"column": name_in, "count": len(s_in)},
+           "out": {"column": name_out, "count": len(s_out)}, "delta": args.delta, "confidence": args.confidence,
+           "epsilon_lower": b.epsilon_lower, "largest_possible": ceiling, "threshold": sign * b.threshold,
+           "evaluation_scores_per_side": b.trials_per_side, "false_positives": b.false_positives,
+           "false_negatives": b.false_negatives, "fpr_upper": b.fpr_upper, "fnr_upper": b.fnr_upper,
+           "claim": args.claim, "refuted": refuted if args.claim is not None else None}
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 1 if refuted else 0
+    print(f"audit of {args.scores}: {len(s_in)} scores with the canary ({name_in}), {len(s_out)} without ({name_out})")
+    print(f"  epsilon >= {b.epsilon_lower:.4g} at delta = {args.delta:g}, confidence {args.confidence:g} "
+          f"(threshold {sign * b.threshold:.6g}; on the {b.trials_per_side} evaluation scores per side: "
+          f"{b.false_positives} false positives, {b.false_negatives} false negatives)")
+    print(f"  the largest lower bound {b.trials_per_side} evaluation scores per side could ever give: {ceiling:.4g}"
+          + (" (a claim above it cannot be refuted with this many scores)" if args.claim and args.claim >= ceiling
+             else ""))
+    if args.claim is not None:
+        print(f"  claim epsilon = {args.claim:g}: " + ("REFUTED (the lower bound exceeds it)" if refuted else
+                                                        "not refuted (an audit can refute a claim, never confirm it)"))
+    return 1 if refuted else 0
 
 
 def cmd_privacy(args) -> int:

@@ -69,3 +69,12 @@ def lower_bound(scores_d: np.ndarray, scores_dp: np.ndarray, *, delta: float, co
     return AuditBound(epsilon_lower=_eps(fpr_u, fnr_u, delta), threshold=best_t, fpr_upper=fpr_u,
                       fnr_upper=fnr_u, false_positives=fp, false_negatives=fn, trials_per_side=h,
                       confidence=confidence)
+
+
+def largest_lower_bound(trials_per_side: int, *, delta: float, confidence: float) -> float:
+    """The largest epsilon lower bound ``lower_bound`` can ever give with this many evaluation scores per side: no
+    false positive and no false negative, each rate then bounded by its Clopper-Pearson limit for 0 of h. A claim
+    above it cannot be refuted by this many scores, whatever they are."""
+    side = (1 + confidence) / 2
+    u = clopper_pearson_upper(0, trials_per_side, side)
+    return _eps(u, u, delta)

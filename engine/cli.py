@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "the LocalCluster's workers")
     r.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://127.0.0.1:8786 (default: an in-process "
                                        "LocalCluster)")
+    r.add_argument("--csv", metavar="DIR", help="also write DIR/<name>_checks.csv (one row per check) and, for a "
+                                                "learning run, DIR/<name>_trials.csv (one row per point and trial)")
+    r.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (a failed check a failure, an "
+                                                   "inconclusive or inapplicable one skipped) for CI systems")
     r.add_argument("--time-limit", type=_positive("--time-limit"), metavar="HOURS",
                    help="refuse a run estimated (before computing: each point's parameters resolved, at the fastest "
                         "measured cost per gradient coordinate) to take longer than this many hours at least "
@@ -218,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["PRIVBENCH_TIME_LIMIT"] = str(args.time_limit)
         if args.command == "run":
             _check_out(Path(args.out))                # before any compute: a run must be able to write its report
+            if args.csv:
+                _check_out(Path(args.csv), "--csv")
+            if args.junit:
+                _check_out(Path(args.junit).parent, "--junit")
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
                 "schema": cmd_schema, "privacy": cmd_privacy, "claims": cmd_claims,
                 "audit": cmd_audit}[args.command](args)
@@ -371,6 +379,14 @@ def _finish(spec, kind, results: dict, args) -> int:
     from engine import render
 
     json_path, md_path = render.write(results, Path(args.out))
+    if getattr(args, "csv", None) or getattr(args, "junit", None):
+        from engine import exports
+
+        if args.csv:
+            exports.write_csv(results, Path(args.csv))
+        if args.junit:
+            Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.junit).write_text(exports.junit_xml(results), encoding="utf-8")
     head = kind.headline(spec, results)
     if results.get("reused_trials"):
         head += f", {results['reused_trials']} reused from {args.store}"

@@ -1,0 +1,72 @@
+"""Results as tables for other tools: the checks table (one row per check: verdict, measured, bound, confidence,
+the claims it cites), the per-trial measurements of a learning run, and a JUnit XML of the checks for CI systems
+(a failed check is a failure, an inconclusive or inapplicable one is skipped with its reason). Pure functions of a
+results dict; the CLI (``run --csv DIR --junit FILE``) and the Python API (``engine.run``) write them."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pandas as pd
+
+CHECK_COLUMNS = ("spec", "id", "kind", "verdict", "measured", "bound", "confidence", "theorem", "claims", "summary",
+                 "citation")
+
+
+def checks_frame(results: dict) -> pd.DataFrame:
+    """One row per check of a run (a comparison's own checks; its runs' checks are in their own results)."""
+    rows = [{"spec": results["name"], "id": c["id"], "kind": c["kind"], "verdict": c["verdict"],
+             "measured": c.get("measured"), "bound": c.get("bound"), "confidence": c.get("confidence"),
+             "theorem": c.get("theorem"), "claims": " & ".join(c.get("claims") or ()),
+             "summary": " ".join(str(c.get("summary", "")).split()), "citation": c.get("citation", "")}
+            for c in results["checks"]]
+    return pd.DataFrame(rows, columns=list(CHECK_COLUMNS))
+
+
+def trials_frame(results: dict) -> pd.DataFrame | None:
+    """One row per (sweep point, trial) of a learning run's scalar measurements (vector ones are left out of a
+    table); None for kinds without per-trial measurements (mechanisms, curves, comparisons)."""
+    if results.get("kind", "learning") != "learning":
+        return None
+    symbol = results["sweep"]["symbol"] if results.get("sweep") else None
+    frames = []
+    for p in results["points"]:
+        cols = {k: v for k, v in p["measurements"].items() if not (v and isinstance(v[0], list))}
+        m = pd.DataFrame(cols)
+        m.insert(0, "trial", range(len(m)))
+        if symbol is not None:
+            m.insert(0, symbol, p["value"])
+        m.insert(0, "spec", results["name"])
+        frames.append(m)
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def junit_xml(results: dict) -> str:
+    """A JUnit XML test suite: one test case per check."""
+    checks = results["checks"]
+    counts = results["verdict_counts"]
+    suite = ET.Element("testsuite", name=results["name"], tests=str(len(checks)), failures=str(counts["fail"]),
+                       errors="0", skipped=str(counts["inconclusive"] + counts["inapplicable"]),
+                       time=f"{float(results.get('seconds', 0.0)):.3f}")
+    for c in checks:
+        case = ET.SubElement(suite, "testcase", classname=f"privbench.{results['name']}", name=c["id"])
+        text = (f"{c['kind']}: measured {c.get('measured')}, bound {c.get('bound')}, confidence "
+                f"{c.get('confidence')}; {' '.join(str(c.get('summary', '')).split())}")
+        if c["verdict"] == "fail":
+            ET.SubElement(case, "failure", message=f"{c['id']} failed", type="fail").text = text
+        elif c["verdict"] in ("inconclusive", "inapplicable"):
+            ET.SubElement(case, "skipped", message=f"{c['verdict']}: {text}"[:500])
+        ET.SubElement(case, "system-out").text = c.get("citation", "")
+    return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_csv(results: dict, folder: Path) -> list[Path]:
+    """DIR/<name>_checks.csv and, for a learning run, DIR/<name>_trials.csv; the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [folder / f"{results['name']}_checks.csv"]
+    checks_frame(results).to_csv(out[0], index=False)
+    trials = trials_frame(results)
+    if trials is not None:
+        out.append(folder / f"{results['name']}_trials.csv")
+        trials.to_csv(out[1], index=False)
+    return out

@@ -1,0 +1,63 @@
+"""Exports of a run (engine/exports.py): the checks table, a learning run's per-trial table, the JUnit XML, and
+`run --csv DIR --junit FILE`; the Python API engine.run."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pandas as pd
+
+import engine
+from engine import exports
+from engine.cli import main
+
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
+
+
+def test_checks_frame_and_junit_of_a_failing_spec():
+    r = json.loads((REPORTS / "element_histogram_privacy.json").read_text())
+    df = exports.checks_frame(r)
+    assert list(df["id"]) == [c["id"] for c in r["checks"]]
+    assert df.set_index("id").loc["lemma_3_2", "verdict"] == "fail"
+    assert df.set_index("id").loc["lemma_3_2", "claims"] == "002 Lemma 3.2"
+    root = ET.fromstring(exports.junit_xml(r))
+    assert root.tag == "testsuite" and root.get("failures") == "1" and root.get("tests") == "2"
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert cases["lemma_3_2"].find("failure") is not None and cases["audit"].find("failure") is None
+
+
+def test_junit_skips_undecided_checks():
+    r = json.loads((REPORTS / "pvec_sum.json").read_text())
+    root = ET.fromstring(exports.junit_xml(r))
+    skipped = [c.get("name") for c in root.iter("testcase") if c.find("skipped") is not None]
+    assert skipped == [c["id"] for c in r["checks"] if c["verdict"] in ("inconclusive", "inapplicable")]
+    assert skipped                                  # pvec_sum's unbiasedness is inconclusive
+
+
+def test_trials_frame_of_a_learning_run_matches_load_results():
+    path = REPORTS / "agd_smooth.json"
+    r = json.loads(path.read_text())
+    df = exports.trials_frame(r)
+    ref = engine.load_results(path)
+    scalar = [c for c in ref.columns if not isinstance(ref[c].iloc[0], type(ref["trial"].to_numpy()))]
+    assert len(df) == len(ref)
+    pd.testing.assert_series_equal(df["excess_risk"], ref["excess_risk"])
+    assert set(df.columns) <= set(scalar) | set(ref.columns)
+    assert exports.trials_frame(json.loads((REPORTS / "darrm_pure.json").read_text())) is None
+
+
+def test_run_writes_csv_and_junit(tmp_path):
+    code = main(["run", "specs/darrm_pure_k.yaml", "--quick", "--quiet", "--out", str(tmp_path / "out"),
+                 "--csv", str(tmp_path / "csv"), "--junit", str(tmp_path / "j" / "junit.xml")])
+    assert code == 0
+    checks = pd.read_csv(tmp_path / "csv" / "darrm_pure_k_checks.csv")
+    assert set(checks["verdict"]) == {"pass"}
+    assert ET.parse(tmp_path / "j" / "junit.xml").getroot().get("failures") == "0"
+
+
+def test_engine_run_api_returns_results_and_tables():
+    r = engine.run("specs/darrm_pure_k.yaml", quick=True)
+    assert r.verdicts == {"privacy": "pass", "thm3_5_1": "pass", "dsub_vs_sub": "pass"}
+    assert list(r.checks["verdict"]) == ["pass", "pass", "pass"] and r.trials is None
+    assert r.results["name"] == "darrm_pure_k"

@@ -57,7 +57,7 @@ def junit_xml(results: dict) -> str:
         elif c["verdict"] in ("inconclusive", "inapplicable"):
             ET.SubElement(case, "skipped", message=f"{c['verdict']}: {text}"[:500])
         ET.SubElement(case, "system-out").text = c.get("citation", "")
-    return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n"
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
 def write_csv(results: dict, folder: Path) -> list[Path]:

@@ -15,6 +15,7 @@ from catalog import (
     cldp_001,
     darrm_003,
     element_002,
+    element_sgd_002,
     isrl_004,
     sdp_004,
     shuffle_000,
@@ -45,6 +46,7 @@ MECHANISM_MODULES = (
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
+    element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality
 )
 
 MECHANISMS: Registry[MechanismEntry] = Registry.of(

@@ -148,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     pv.add_argument("--q", type=_unit_open("q"), help="Poisson sampling rate (subsampled-gaussian, instead of k, n)")
     pv.add_argument("--eps-ldp", "--eps0", dest="eps_ldp", type=_bounded("eps_ldp", 20.0),
                     help="the local randomizer's LDP epsilon (subsampled-shuffle; seed 001's eps0)")
+    pv.add_argument("--accountant", choices=("default", "all"), default="default",
+                    help="all: every accountant that applies, side by side (RDP, PLD with its discretisation range, "
+                         "exact forms, the seed's bounds), with how each treats neighbours and sampling")
     pv.add_argument("--json", action="store_true", help="print JSON")
     return p
 
@@ -660,6 +663,29 @@ def cmd_audit(args) -> int:
     return 1 if refuted else 0
 
 
+def _print_all_accountants(args, common: dict) -> int:
+    from verifiers.accountants import calculator
+
+    try:
+        rows = calculator.all_accountants(args.mechanism, sigma=args.sigma, sensitivity=args.sensitivity, k=args.k,
+                                          n=args.n, q=args.q, eps0=args.eps_ldp, **common)
+    except ValueError as e:
+        raise spec_mod.SpecError("command line", "--sigma", str(e)) from None
+    if args.json:
+        print(json.dumps({"mechanism": args.mechanism, "T": args.T, "accountants": rows}, indent=1))
+        return 0
+    what = "epsilon" if args.delta is not None else "delta"
+    given = f"delta = {args.delta:g}" if args.delta is not None else f"epsilon = {args.epsilon:g}"
+    print(f"{args.mechanism}, T = {args.T}: {what} at {given}")
+    for r in rows:
+        if "unavailable" in r:
+            value = f"n/a ({r['unavailable']})"
+        else:
+            value = f"{r[what]:.6g}" + (f" (range {r['range'][0]:.6g} .. {r['range'][1]:.6g})" if "range" in r else "")
+        print(f"  {what} = {value}\n      {r['accountant']}; neighbours: {r['neighbours']}; sampling: {r['sampling']}")
+    return 0
+
+
 def cmd_privacy(args) -> int:
     from verifiers.accountants import calculator
 
@@ -669,6 +695,12 @@ def cmd_privacy(args) -> int:
             flag = "--" + name.replace("_", "-")
             raise spec_mod.SpecError("command line", flag, f"{args.mechanism} needs {flag}")
     common = {"T": args.T, "delta": args.delta, "eps": args.epsilon}
+    if args.mechanism == "subsampled-gaussian" and (args.q is None) == (args.k is None or args.n is None):
+        raise spec_mod.SpecError("command line", "--q", "give either --q (Poisson) or --k and --n (k-of-n)")
+    if args.k is not None and args.n is not None and args.k > args.n:
+        raise spec_mod.SpecError("command line", "--k", f"k = {args.k} exceeds n = {args.n}")
+    if args.accountant == "all":
+        return _print_all_accountants(args, common)
     if args.mechanism == "gaussian":
         try:
             out = calculator.gaussian(sigma=args.sigma, sensitivity=args.sensitivity, **common)

@@ -232,6 +232,33 @@ def test_planted_noise_without_one_over_n_caught_by_mse_rate(monkeypatch):
     assert checks.mse_rate(Check("mse_rate", 0.95), "element_histogram", points()).verdict == "pass"
 
 
+def test_planted_element_noise_too_large_caught_by_element_vs_user(monkeypatch):
+    """The element-level release with ten times its noise (noise on the wrong scale): the user level wins."""
+    real = el.histogram_release
+
+    def release(rng, users, cluster, *, rho, noise_std, reps=1):
+        scale = 10.0 if rho < 200 else 1.0          # the element level clips below m = 200, the user level at m
+        return real(rng, users, cluster, rho=rho, noise_std=noise_std * scale, reps=reps)
+
+    monkeypatch.setattr(el, "histogram_release", release)
+    pt = _hist_point(trials=30, d=400, K=100, m=200, n=300)
+    assert checks.element_vs_user(Check("element_vs_user"), "element_histogram", [pt]).verdict == "fail"
+
+
+def test_planted_noise_growing_with_k_caught_by_finer_partition(monkeypatch):
+    """A release whose noise grows with the number of clusters: finer partitions get worse."""
+    real = el.histogram_release
+    monkeypatch.setattr(el, "histogram_release", lambda rng, users, cluster, *, rho, noise_std, reps=1: real(
+        rng, users, cluster, rho=rho, noise_std=noise_std * (1 + int(cluster.max())), reps=reps))
+    pts = [dict(_hist_point(trials=30, K=K, audit_trials=1000), value=float(K)) for K in (1, 6, 30)]
+    assert checks.finer_partition(Check("finer_partition"), "element_histogram", pts).verdict == "fail"
+
+
+def test_finer_partition_passes_on_the_honest_mechanism():
+    pts = [dict(_hist_point(trials=30, K=K, audit_trials=1000, d=400, m=200), value=float(K)) for K in (1, 10, 100)]
+    assert checks.finer_partition(Check("finer_partition"), "element_histogram", pts).verdict == "pass"
+
+
 def test_element_beats_user_level_on_a_fine_partition():
     pt = _hist_point(trials=30, d=400, K=100, m=200, n=300)
     assert pt["rho_element"] < pt["rho_user"]

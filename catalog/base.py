@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from algorithms import acsa

@@ -16,6 +16,7 @@ from catalog import (
     darrm_003,
     element_002,
     element_sgd_002,
+    element_sum_002,
     isrl_004,
     sdp_004,
     shuffle_000,
@@ -46,6 +47,7 @@ MECHANISM_MODULES = (
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
+    element_sum_002,    # seed 002, Cor 2.4-2.5, Cor 3.1-3.2, Eq. (16): the subsampled Gaussian element sum (4)
     element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality
 )
 

@@ -13,6 +13,10 @@ from typing import Generic, Iterator, TypeVar
 T = TypeVar("T")
 
 
+class PluginError(ValueError):
+    """A user's plugin (catalog/plugins.py) that cannot be used; the message names it."""
+
+
 class UnknownName(KeyError, ValueError):
     """Raised for a name no entry is registered under; the message lists the known names."""
 

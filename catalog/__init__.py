@@ -4,8 +4,9 @@ any spec override applied: the run and the checks then use what was actually res
 One module per paper part holds its resolvers, its calibration formulas and the tuple ``ENTRIES`` of its
 registry entries; ``catalog/base.py`` holds what they share. Adding a paper part is one module and one line
 of ``PAPERS``. Mechanisms (the ``mechanism`` spec kind) likewise: a module's tuple ``MECHANISM_ENTRIES``, named in
-one line of ``MECHANISM_MODULES``, builds ``MECHANISMS``. The catalog sits above ``algorithms/`` (the numerics)
-and ``verifiers/`` (some calibrations are set by an accountant), and neither imports it.
+one line of ``MECHANISM_MODULES``, builds ``MECHANISMS``, with the mechanisms of users' plugins (catalog/plugins.py).
+The catalog sits above ``algorithms/`` (the numerics) and ``verifiers/`` (some calibrations are set by an
+accountant), and neither imports it.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from catalog import (
     element_sgd_002,
     element_sum_002,
     isrl_004,
+    plugins,
     sdp_004,
     shuffle_000,
     shuffle_000_agd,
@@ -27,8 +29,8 @@ from catalog import (
 )
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, MechanismEntry, ResolutionError, Resolved
 
-__all__ = ["ALGORITHMS", "MAX_ROUNDS", "MECHANISMS", "MECHANISM_MODULES", "PAPERS", "AlgorithmEntry", "MechanismEntry",
-           "ResolutionError", "Resolved"]
+__all__ = ["ALGORITHMS", "MAX_ROUNDS", "MECHANISMS", "MECHANISM_MODULES", "PAPERS", "PLUGINS", "AlgorithmEntry",
+           "MechanismEntry", "ResolutionError", "Resolved"]
 
 PAPERS = (
     isrl_004,           # seed 004, ISRL-DP: Algorithms 1 and 2
@@ -51,5 +53,8 @@ MECHANISM_MODULES = (
     element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality
 )
 
+PLUGINS = plugins.load()         # users' own mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS
+plugins.check_names({e.name for module in MECHANISM_MODULES for e in module.MECHANISM_ENTRIES}, PLUGINS)
+
 MECHANISMS: Registry[MechanismEntry] = Registry.of(
-    "mechanism", ((e.name, e) for module in MECHANISM_MODULES for e in module.MECHANISM_ENTRIES))
+    "mechanism", ((e.name, e) for module in MECHANISM_MODULES + PLUGINS for e in module.MECHANISM_ENTRIES))

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from algorithms.registry import PluginError
 from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
@@ -233,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                 "schema": cmd_schema, "privacy": cmd_privacy, "claims": cmd_claims,
                 "audit": cmd_audit}[args.command](args)
     except spec_mod.SpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except PluginError as e:                      # a user's plugin (catalog/plugins.py) that cannot be used
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ArithmeticError as e:                  # overflow in float64: a spec value far outside any sane range

@@ -572,10 +572,14 @@ def cmd_schema(args) -> int:
 def _print_verdicts(spec, results: dict, quick: bool, md_path, json_path, head: str) -> None:
     print(f"{spec.name}: {head} in {results['seconds']:.1f} s")
     width = max(len(c["id"]) for c in results["checks"])
+    kw = max(18, *(len(c["kind"]) + 1 for c in results["checks"]))
     for c in results["checks"]:
         expected = (spec.expect_quick.get(c["id"]) if quick else None) or spec.expect.get(c["id"])
         note = "" if expected in (None, c["verdict"]) else f"   (spec expects {expected})"
-        print(f"  {c['id']:<{width}}  {c['kind']:<18} {c['verdict'].upper():<13}{note}")
+        m, b = c.get("measured"), c.get("bound")
+        figures = (f"measured {m:.4g}" if isinstance(m, (int, float)) else "") + (
+            f"{' against' if isinstance(m, (int, float)) else 'bound'} {b:.4g}" if isinstance(b, (int, float)) else "")
+        print(f"  {c['id']:<{width}}  {c['kind']:<{kw}} {c['verdict'].upper():<13}{figures}{note}".rstrip())
     counts = results["verdict_counts"]
     undecided = [c["id"] for c in results["checks"] if c["verdict"] == "inconclusive"]
     print(f"verdicts: {counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive"

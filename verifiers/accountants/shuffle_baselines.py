@@ -37,10 +37,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 from scipy.stats import binom
 
 from verifiers.accountants import subsampled_shuffle
+from verifiers.stats import logsumexp1d
 
 CONVENTIONS = ("as_stated", "authors_script")
 BASELINES = {"rdp_shuffle": "Girgis et al. CCS 2021 [29] shuffle RDP + Wang-Balle-Kasiviswanathan 2019 [43] Thm 9 "
@@ -66,8 +67,8 @@ def shuffle_rdp(top: int, *, m: int, eps0: float) -> np.ndarray:
     for lam in range(2, top + 1):
         terms = [0.0, float(_log_binom(lam, np.array(2.0))) + c2, eps0 * lam - (m - 1) / (8 * math.exp(eps0))]
         if lam >= 3:
-            terms.append(float(logsumexp(_log_binom(lam, i[: lam - 2]) + t_i[: lam - 2])))
-        out[lam] = float(logsumexp(terms)) / (lam - 1)
+            terms.append(logsumexp1d(_log_binom(lam, i[: lam - 2]) + t_i[: lam - 2]))
+        out[lam] = logsumexp1d(terms) / (lam - 1)
     return out
 
 
@@ -88,8 +89,8 @@ def subsampled_rdp(eps: np.ndarray, *, gamma: float, eps_inf: float, convention:
     for lam in range(2, top + 1):
         terms = [0.0, float(_log_binom(lam, np.array(2.0))) + 2 * lg + two]
         if lam >= 3:
-            terms.append(float(logsumexp(_log_binom(lam, j[: lam - 2]) + t_j[: lam - 2])))
-        out[lam] = float(logsumexp(terms)) / (lam - 1)
+            terms.append(logsumexp1d(_log_binom(lam, j[: lam - 2]) + t_j[: lam - 2]))
+        out[lam] = logsumexp1d(terms) / (lam - 1)
     return out
 
 

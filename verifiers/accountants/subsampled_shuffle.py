@@ -20,11 +20,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 from scipy.stats import binom
 
 from algorithms.events import ShuffledLDPRelease
 from verifiers.accountants.base import Accountant
+from verifiers.stats import logsumexp1d
 
 SEED = "seed 001 (Girgis, Data & Diggavi)"
 GRID_START = 256          # orders 2..GRID_START, then log-spaced; doubled at the top until the optimum is interior
@@ -59,13 +60,13 @@ def rdp_upper(lam: int, *, k: int, n: int, eps0: float) -> float:
     if lam >= 3:
         j = np.arange(3, lam + 1, dtype=np.float64)
         inner = math.log(2) + 2 * math.log(math.expm1(2 * eps0)) - math.log(kbar) - 2 * eps0
-        terms.append(float(logsumexp(_log_binom(lam, j) + j * log_g + np.log(j) + gammaln(j / 2) + j / 2 * inner)))
+        terms.append(logsumexp1d(_log_binom(lam, j) + j * log_g + np.log(j) + gammaln(j / 2) + j / 2 * inner))
     # Upsilon = e^{-(k-1)/(8 e^eps0)} sum_{a=2}^{lam} C(lam, a) (gamma x)^a, x = e^eps0 - e^-eps0 (the binomial
     # expansion of (1 + gamma x)^lam - 1 - lam gamma x, without its cancellation)
     a = np.arange(2, lam + 1, dtype=np.float64)
     log_x = math.log(math.exp(eps0) - math.exp(-eps0))
-    terms.append(float(logsumexp(_log_binom(lam, a) + a * (log_g + log_x))) - (k - 1) / (8 * math.exp(eps0)))
-    return float(np.logaddexp(0.0, logsumexp(terms))) / (lam - 1)
+    terms.append(logsumexp1d(_log_binom(lam, a) + a * (log_g + log_x)) - (k - 1) / (8 * math.exp(eps0)))
+    return float(np.logaddexp(0.0, logsumexp1d(terms))) / (lam - 1)
 
 
 def rdp_lower(lam: int, *, k: int, n: int, eps0: float) -> float:
@@ -84,7 +85,7 @@ def rdp_lower(lam: int, *, k: int, n: int, eps0: float) -> float:
     hi = min(k, int(math.ceil(centre + 40 * sd + 50)))
     m = np.arange(lo, hi + 1, dtype=np.float64)
     base = np.log1p(g * c * (m - k * p))
-    return float(logsumexp(binom.logpmf(m, k, p) + lam * base)) / (lam - 1)
+    return logsumexp1d(binom.logpmf(m, k, p) + lam * base) / (lam - 1)
 
 
 def rdp_to_dp(rdp_total: np.ndarray, orders: np.ndarray, delta: float) -> tuple[float, float]:

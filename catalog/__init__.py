@@ -16,6 +16,7 @@ from catalog import (
     cldp_001,
     darrm_003,
     element_002,
+    element_composition_002,
     element_sgd_002,
     element_sum_002,
     isrl_004,
@@ -51,6 +52,7 @@ MECHANISM_MODULES = (
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
     element_sum_002,    # seed 002, Cor 2.4-2.5, Cor 3.1-3.2, Eq. (16): the subsampled Gaussian element sum (4)
     element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality
+    element_composition_002,  # seed 002, Cor 2.2-2.3, Eq. (16), Prop 3 (i)-(ii): group privacy, composition, O(1) privacy
 )
 
 PLUGINS = plugins.load()         # users' own mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS

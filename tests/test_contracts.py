@@ -241,6 +241,15 @@ FAILING_TESTS = {
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",
     "cor25_approximation": "tests/test_element_sum.py::test_cor25_approximation_fails_as_q_goes_to_zero",
     "subsampling_amplification": "tests/test_element_sum.py::test_amplification_check_fails_exactly_where_k_exceeds_one",
+    # verifiers/checks/element_composition.py (seed 002's Cor 2.2, Cor 2.3, Eq. (16), Prop 3 (i)-(ii))
+    "group_privacy": "tests/test_element_composition.py::test_group_claim_without_its_factor_is_caught_by_group_privacy",
+    "basic_composition": "tests/test_element_composition.py::test_basic_delta_as_a_max_is_caught_by_basic_composition",
+    "advanced_composition": "tests/test_element_composition.py::test_a_smaller_advanced_epsilon_is_caught_by_advanced_composition",
+    "advanced_composition_delta": "tests/test_element_composition.py::test_the_printed_delta_term_fails_and_dwork_rothblum_vadhans_passes",
+    "rdp_composition": "tests/test_element_composition.py::test_rdp_composition_as_one_step_is_caught_by_rdp_composition",
+    "eq16_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
+    "prop3_element_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
+    "prop3_user_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

@@ -142,8 +142,8 @@ def report(r: dict) -> tuple[list[str], list[str]]:
                     f"{fmt(p['labelled_epsilon'])} | {fmt(p['eq16']['value'])} | {fmt(p['eq16']['tight_ratio'])} |")
     body += ["", "Exact: [optimistic .. pessimistic] discretisation of our PLD; labelled limit: the element pair as the "
              "changed user's other vectors grow (pessimistic PLD); Eq. (16): its inf over alpha <= sigma^2 log(n/m) "
-             "(L335), which the paper says bounds the epsilon up to an unstated O(1) factor: no check decides it "
-             "(claim 002 Eq. (16) stays open); the last column is the factor on this sweep.", ""]
+             "(L335), which the paper says bounds the epsilon up to an unstated O(1) factor; the last column is the "
+             "factor on this sweep (element_prop3_privacy*.yaml decide the O(1) along n).", ""]
     return bullets, body
 
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CHUNK_FLOATS = 4_000_000        # floats of one batch of users' counts held at once (32 MB)
-
 
 @dataclass(frozen=True)
 class Multinomial:

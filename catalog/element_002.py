@@ -27,7 +27,6 @@ ELEMENT_FREE = Neighbouring("element", "replace_one", False)
 USER = Neighbouring("user", "replace_one", True)
 RECORD = Neighbouring("record", "replace_one")
 SIDE_BY_SIDE = (ELEMENT_KEEP, ELEMENT_FREE, USER, RECORD)
-MAX_CELLS = 2 * 10**8            # users x items x trials drawn at one point (~20 s)
 AUDIT_CHUNK = 20_000             # noise draws of the audit held at once
 AUDIT_CONFIDENCE = 0.95
 
@@ -56,9 +55,10 @@ class HistogramParams(_Common):
 
 
 def _rules(p: Mapping[str, Any], *, hist: bool) -> None:
-    cells = p["n"] * p["d"]
-    if cells > 5 * 10**7:
-        raise RuleError(f"n d = {cells} counts per data set (allowed: <= 5e7); lower n or d", field="n")
+    cells = p["n"] * max(p["d"], p["m"])
+    if cells > 2 * 10**7:
+        raise RuleError(f"n max(d, m) = {cells} counts and draws per data set (allowed: <= 2e7, about 0.5 GB); "
+                        f"lower n, d or m", field="n")
     if hist and p["K"] > p["d"]:
         raise RuleError(f"K = {p['K']} clusters of d = {p['d']} items: K <= d", field="K")
     if not hist and p["t"] > p["d"]:
@@ -121,10 +121,11 @@ def run_heavy_hitters(p: dict, trials: int, seq: Any, relation: Neighbouring) ->
     data_rng, noise_rng, search_rng, audit_rng = (np.random.default_rng(s) for s in seq.spawn(4))
     mdl = _model(p, False)
     s2 = ep.lemma_sigma2(p["eps"], p["delta"])
-    # Lemma 3.1 (ii); the user level: Eq. (1) at the global sensitivity gs = sqrt(2m) (L184, whose sigma_std^2 =
-    # m (...) "scales as" it and drops the factor 2 that Eq. (1) with gs asks for)
-    sigma_el, sigma_user = math.sqrt(s2), math.sqrt(2 * p["m"] * s2)
-    sigma = sigma_user if relation.unit == "user" else sigma_el
+    # Lemma 3.1 (ii); the user level of the comparison: the paper's sigma_std^2 = m (...) (L184); the user-level
+    # release whose privacy is judged: Eq. (1) at the global sensitivity gs = sqrt(2m) (L184's sigma_std "scales as"
+    # it and drops the factor 2 that Eq. (1) at gs asks for: the same sqrt 2 as Lemma 3.2's)
+    sigma_el, sigma_user = math.sqrt(s2), math.sqrt(p["m"] * s2)
+    sigma = math.sqrt(2 * p["m"] * s2) if relation.unit == "user" else sigma_el
     gamma = ep.prop1_gamma(n=p["n"], m=p["m"], d=p["d"], t=p["t"], sigma=sigma_el, p1=float(mdl.p[0]))
     mis_el, mis_user = np.zeros(trials, np.int64), np.zeros(trials, np.int64)
     for i in range(trials):

@@ -119,8 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Empirical privacy audit of scores produced outside privbench: SCORES is a CSV "
                                     "file with a header and two columns, the scores of runs with the canary included "
                                     "(IN) and with it left out (OUT); larger scores must say 'in' (or give "
-                                    "--lower-is-in). Half of each column chooses the threshold, the other half is "
-                                    "counted, and the false-positive and false-negative rates are replaced by their "
+                                    "--lower-is-in). Each column is shuffled (--seed), half of it chooses the "
+                                    "threshold, the other half is counted, and the false-positive and false-negative rates are replaced by their "
                                     "Clopper-Pearson upper limits (the method of the built-in audits, "
                                     "verifiers/audit.py). Columns may have different lengths (empty cells end one).",
                         epilog="exit codes: 0 = no claim given, or the lower bound does not exceed it; 1 = the lower "
@@ -133,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="confidence of the lower bound (default 0.95)")
     au.add_argument("--columns", metavar="IN,OUT", help="the two columns' header names (default: the first two)")
     au.add_argument("--lower-is-in", action="store_true", help="smaller scores say the canary was included")
+    au.add_argument("--seed", type=_seed, default=0, help="seed of the shuffle that splits each column in halves "
+                                                          "(default 0)")
     au.add_argument("--json", action="store_true", help="print JSON")
     pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
                         description="Privacy calculator. Mechanisms: " + "; ".join(
@@ -646,11 +648,21 @@ def cmd_audit(args) -> int:
 
     name_in, name_out, s_in, s_out = _read_scores(args.scores, args.columns)
     sign = -1.0 if args.lower_is_in else 1.0
-    b = lower_bound(sign * np.asarray(s_in), sign * np.asarray(s_out), delta=args.delta, confidence=args.confidence)
+    # the threshold is chosen on one half and counted on the other: each column is shuffled first (a generator
+    # from a SeedSequence of --seed), so a sorted or time-ordered file still splits at random; the longer column is
+    # cut to the shorter's length (the method pairs the two halves)
+    rng = np.random.default_rng(np.random.SeedSequence(args.seed))
+    used = min(len(s_in), len(s_out))
+    a_in = rng.permutation(np.asarray(s_in))[:used]
+    a_out = rng.permutation(np.asarray(s_out))[:used]
+    if len(s_in) != len(s_out):
+        print(f"note: the columns have {len(s_in)} and {len(s_out)} scores; {used} of each are used", file=sys.stderr)
+    b = lower_bound(sign * a_in, sign * a_out, delta=args.delta, confidence=args.confidence)
     ceiling = largest_lower_bound(b.trials_per_side, delta=args.delta, confidence=args.confidence)
     refuted = args.claim is not None and b.epsilon_lower > args.claim
     out = {"scores": args.scores, "in": {"column": name_in, "count": len(s_in)},
-           "out": {"column": name_out, "count": len(s_out)}, "delta": args.delta, "confidence": args.confidence,
+           "out": {"column": name_out, "count": len(s_out)}, "used_per_column": used, "seed": args.seed,
+           "delta": args.delta, "confidence": args.confidence,
            "epsilon_lower": b.epsilon_lower, "largest_possible": ceiling, "threshold": sign * b.threshold,
            "evaluation_scores_per_side": b.trials_per_side, "false_positives": b.false_positives,
            "false_negatives": b.false_negatives, "fpr_upper": b.fpr_upper, "fnr_upper": b.fnr_upper,
@@ -678,7 +690,7 @@ def _print_all_accountants(args, common: dict) -> int:
         rows = calculator.all_accountants(args.mechanism, sigma=args.sigma, sensitivity=args.sensitivity, k=args.k,
                                           n=args.n, q=args.q, eps0=args.eps_ldp, **common)
     except ValueError as e:
-        raise spec_mod.SpecError("command line", "--sigma", str(e)) from None
+        raise spec_mod.SpecError("command line", "--sigma" if "noise multiplier" in str(e) else "", str(e)) from None
     if args.json:
         print(json.dumps({"mechanism": args.mechanism, "T": args.T, "accountants": rows}, indent=1))
         return 0

@@ -73,7 +73,17 @@ def test_columns_by_name_and_unequal_lengths(tmp_path, capsys):
     path.write_text("id,out,in\n" + "\n".join(f"{i},{i * 0.01},{5 + i * 0.01}" for i in range(30))
                     + "\n" + "\n".join(f"{i},,{5 + i * 0.01}" for i in range(30, 40)) + "\n")
     code, out = _audit(capsys, str(path), "--delta", "1e-3", "--columns", "in,out")
-    assert code == 0 and out["in"]["count"] == 40 and out["out"]["count"] == 30
+    assert code == 0 and out["in"]["count"] == 40 and out["out"]["count"] == 30 and out["used_per_column"] == 30
+
+
+def test_sorted_files_split_at_random(tmp_path, capsys):
+    """Sorted columns: without the shuffle the threshold half and the counted half would differ in law."""
+    rng = np.random.default_rng(3)
+    f = _write(tmp_path / "s.csv", (np.sort(rng.normal(1.0, 1, 4000)), np.sort(rng.normal(0, 1, 4000))))
+    _, out = _audit(capsys, f, "--delta", "1e-5")
+    assert out["epsilon_lower"] <= epsilon_at(1e-5, 1.0)
+    _, again = _audit(capsys, f, "--delta", "1e-5", "--seed", "0")
+    assert again["epsilon_lower"] == out["epsilon_lower"]
 
 
 @pytest.mark.parametrize("text,extra,needle", [

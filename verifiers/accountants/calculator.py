@@ -101,6 +101,11 @@ def all_accountants(mechanism: str, *, sigma: float | None = None, sensitivity: 
     sampling, its figure, and for the PLD the optimistic and pessimistic discretisations (the truth lies between).
     A row that cannot be computed says why instead of a number."""
     rows: list[dict] = []
+    if sigma is not None and sigma / sensitivity < MIN_NOISE_MULTIPLIER * (math.sqrt(T) if mechanism == "gaussian"
+                                                                           else 1.0):
+        raise ValueError(f"the noise multiplier sigma/sensitivity{'/sqrt(T)' if mechanism == 'gaussian' else ''} is "
+                         f"below {MIN_NOISE_MULTIPLIER:g}: epsilon would exceed ~90 (nothing is protected) and the "
+                         f"PLD grid would grow past gigabytes")
     if mechanism == "gaussian":
         assert sigma is not None
         z = sigma / (sensitivity * math.sqrt(T))

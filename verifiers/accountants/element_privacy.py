@@ -60,6 +60,8 @@ def max_block_energy(m: int, K: int, rho: float) -> float:
         nxt = best.copy()
         for a in range(1, m + 1):
             nxt[a:] = np.maximum(nxt[a:], best[:m + 1 - a] + gain[a])
+        if np.array_equal(nxt, best):         # another cluster adds nothing: the optimum uses fewer
+            break
         best = nxt
     return float(best[m])
 

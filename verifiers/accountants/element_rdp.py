@@ -266,9 +266,9 @@ def _rr_laws(eps: float, K: int) -> tuple[np.ndarray, np.ndarray]:
 
 def amplification_exact(eps: float, K: int, q: float) -> float:
     """The exact epsilon (delta = 0) of RR_eps on each of K element bits after user subsampling, for the element pair
-    1^K vs 0 1^{K-1} (one element changed): Poisson sampling of one user (n = 1: an empty sample releases a
-    fixed symbol) when ``q`` is the rate, or m = 1 of n = 1/q users with all others at 0^K (fixed size). In both the
-    laws are q A + (1-q) C vs q B + (1-q) C; the enumeration is exact."""
+    1^K vs 0 1^{K-1} (one element changed), sampled m = 1 of n = 1/q users without replacement with all others at
+    0^K: the laws are q A + (1-q) C vs q B + (1-q) C with C the law of an all-zero user (Poisson sampling of one
+    user is ``amplification_poisson_single``); the enumeration is exact."""
     laws, _ = _rr_laws(eps, K)
     A, B, C = np.exp(laws[0]), np.exp(laws[1]), np.exp(laws[2])
     return float(np.max(np.abs(np.log(q * A + (1 - q) * C) - np.log(q * B + (1 - q) * C))))

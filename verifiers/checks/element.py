@@ -81,6 +81,16 @@ def _unit(pt: dict) -> str:
 def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     rows, why, failed, judged = [], [], False, 0
     unit = _unit(points[0])
+    vacuous = []
+    for pt in points:
+        mine = next(r for r in pt["relations"] if r["relation"] == pt["relation"])
+        if mine["derived"] == 0 and mine["found"] == 0:
+            vacuous.append(str(pt["value"]))
+    if len(vacuous) == len(points):
+        return _res(check, CITE_PRIVACY[mechanism], CLAIMS_PRIVACY[(mechanism, unit)], "inapplicable",
+                    f"under {points[0]['relation']} neighbouring data sets are equal (sensitivity 0, derived and "
+                    f"found): the claim holds vacuously and no check can fail (note P3)", confidence=1.0, rows=[],
+                    uncited="vacuous")
     for pt in points:
         for r in pt["relations"]:
             if exceeds(r["found"], r["derived"]):
@@ -118,6 +128,10 @@ def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResu
 
 def element_audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     rows, why = [], []
+    if all(pt["audit"].get("separation", 1.0) == 0 for pt in points):
+        return _res(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, _unit(points[0]))], "inapplicable",
+                    "the worst pair's noiseless releases coincide at every point: nothing to distinguish",
+                    confidence=1.0, rows=[], uncited="vacuous")
     for pt in points:
         a, eps = pt["audit"], pt["claimed"]["eps"]
         rows.append({"point": pt["value"], "relation": pt["relation"], "claimed_eps": eps,
@@ -145,9 +159,10 @@ def _one_sided(x: np.ndarray, level: float) -> tuple[float, float, float]:
 
 
 def ordering_loss(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
-    judged = [pt for pt in points if pt["p1"] <= pt["p1_limit"] and pt["separated_pairs"] > 0]
-    skipped = [f"{pt['value']}: " + ("p1 > 1/(2m)" if pt["p1"] > pt["p1_limit"] else "no pair at separation gamma")
-               for pt in points if pt not in judged]
+    judged = [pt for pt in points if pt["p1"] <= pt["p1_limit"] and pt["separated_pairs"] > pt["bound"]]
+    skipped = [f"{pt['value']}: " + ("p1 > 1/(2m)" if pt["p1"] > pt["p1_limit"] else
+                                     f"{pt['separated_pairs']} pairs at separation gamma <= t^2: the count cannot "
+                                     f"exceed the bound") for pt in points if pt not in judged]
     level = 1 - (1 - check.confidence) / max(len(judged), 1)
     rows, fail, unsure = [], [], []
     for pt in judged:
@@ -199,7 +214,7 @@ def element_vs_user(check: Any, mechanism: str, points: list[dict]) -> CheckResu
                 rows=rows, measured=min((r["user_minus_element"] for r in rows), default=None), bound=0.0)
 
 
-def mse_rate(check: Any, mechanism: str, points: list[dict], *, field: str | None = None) -> CheckResult:
+def mse_rate(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     swept = [pt["value"] for pt in points]
     if len(points) < 3 or any(v is None for v in swept):
         return _res(check, CITE_RATE, CLAIMS_RATE, "inapplicable", "a rate needs a sweep of at least 3 points",
@@ -207,7 +222,12 @@ def mse_rate(check: Any, mechanism: str, points: list[dict], *, field: str | Non
     x = np.log(np.asarray(swept, float))
     rows: list[dict[str, Any]] = []
     verdicts, notes = [], []
-    for level in ("element", "user"):
+    fixed_rho = any(pt["params"].get("rho", 0) for pt in points)
+    levels = ("user",) if fixed_rho else ("element", "user")
+    if fixed_rho:
+        notes.append("element level not judged: with a fixed rho its clipping bias 2^(2-t) q_j does not shrink with "
+                     "the sweep, and the bracket leaves it out (Prop. 2 takes rho from its rule)")
+    for level in levels:
         mse = [np.asarray(pt[f"mse_{level}"], float) for pt in points]
         y = np.log([v.mean() for v in mse])
         se = np.array([v.std(ddof=1) / math.sqrt(v.size) / v.mean() for v in mse])      # delta method

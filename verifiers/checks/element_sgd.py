@@ -5,10 +5,11 @@ A point holds Y = sqrt(n)(theta_bar - theta*) of every trial (trials x d), the p
 Prop 3 (``paper``: H^-1(Sigma + (1/gamma)(Sigma/m_b + rho^2 sigma^2 I/m_b^2))H^-1; ``literal``: the printed bracket
 of L349 read as written; ``finite_q``), their Monte Carlo relative errors, and the Example 3 quantities.
 
-- ``covariance``: the empirical covariance S of Y against the prediction P. Three ratios: tr S / tr P, lambda_max(S)
-  / lambda_max(P) and tr(P^-1 S)/d (the mean of the generalised eigenvalues: 1 in every direction when S = P). Each
+- ``covariance``: the empirical covariance S of Y against the prediction P. Five ratios: tr S / tr P, lambda_max(S)
+  / lambda_max(P), tr(P^-1 S)/d (the mean of the generalised eigenvalues) and the smallest and the largest eigenvalue
+  of P^-1 S (all 1 exactly when S = P: the averages alone can be 1 while S and P differ in two directions). Each
   ratio's interval: exp(log r +- z se), se the bootstrap standard error of log r over the trials (BOOTSTRAP
-  resamples, a fixed seed), z at the check's confidence with Bonferroni over the three ratios, widened by the
+  resamples, a fixed seed), z at the check's confidence with Bonferroni over the five ratios, widened by the
   prediction's Monte Carlo error. An asymptotic claim is never exact at finite n, so the rule has a tolerance: a point
   passes when every interval lies inside [1 - TOL, 1 + TOL], fails when one lies entirely outside, else is
   inconclusive. The verdict is that of the largest n of the spec (the claim is about n -> infinity); the smaller n
@@ -44,7 +45,7 @@ TOL_BIAS = 0.25               # |bias| at most a quarter of the predicted asympt
 TOL_MIN = 0.05                # Example 3: the minimiser located to within 5% of ||theta*|| (= 1)
 BOOTSTRAP = 400
 BOOT_SEED = 20020
-RATIOS = ("trace", "top", "whitened")
+RATIOS = ("trace", "top", "whitened", "gen_min", "gen_max")
 NO_POINT = "no point meets the claim's hypotheses (rho >= L0, beta in (1/2, 1)), so this run decides nothing"
 
 CITE_THM1 = "Thm 1 (L293-297; iteration (14), L283)"
@@ -75,15 +76,21 @@ def _largest(points: list[dict]) -> list[dict]:
 
 
 def ratios(Y: np.ndarray, P: np.ndarray) -> dict[str, float]:
-    """tr S/tr P, lambda_max(S)/lambda_max(P), tr(P^-1 S)/d for the sample covariance S of Y (trials x d)."""
+    """tr S/tr P, lambda_max(S)/lambda_max(P), tr(P^-1 S)/d, and the smallest and largest eigenvalue of
+    P^-1/2 S P^-1/2 (S = P exactly when both are 1: the three averages can all be 1 while S differs from P in two
+    directions) for the sample covariance S of Y (trials x d)."""
     S = np.atleast_2d(np.cov(Y.T, ddof=1))
+    L = np.linalg.cholesky(P)
+    W = np.linalg.solve(L, np.linalg.solve(L, S).T)          # L^-1 S L^-T: the eigenvalues of P^-1 S
+    gen = np.linalg.eigvalsh((W + W.T) / 2)
     return {"trace": float(np.trace(S) / np.trace(P)),
             "top": float(np.linalg.eigvalsh(S)[-1] / np.linalg.eigvalsh(P)[-1]),
-            "whitened": float(np.trace(np.linalg.solve(P, S)) / P.shape[0])}
+            "whitened": float(np.trace(np.linalg.solve(P, S)) / P.shape[0]),
+            "gen_min": float(gen[0]), "gen_max": float(gen[-1])}
 
 
 def ratio_intervals(Y: np.ndarray, P: np.ndarray, rel_se: dict[str, float], confidence: float) -> dict[str, dict]:
-    """Each ratio, its bootstrap se of log r, and its interval at ``confidence`` (Bonferroni over the three)."""
+    """Each ratio, its bootstrap se of log r, and its interval at ``confidence`` (Bonferroni over the five)."""
     r = ratios(Y, P)
     rng = np.random.default_rng(BOOT_SEED)
     N = Y.shape[0]
@@ -151,10 +158,11 @@ def covariance(check: Any, mechanism: str, points: list[dict], *, prediction: st
     falling = (len({r["n"] for r in by_n}) > 1 and by_n[-1]["discrepancy"] < by_n[0]["discrepancy"])
     desc = "; ".join(f"n = {r['n']}: tr {r['trace_ratio']:.3f} [{r['trace_ci'][0]:.3f}, {r['trace_ci'][1]:.3f}], "
                      f"top {r['top_ratio']:.3f} [{r['top_ci'][0]:.3f}, {r['top_ci'][1]:.3f}], whitened "
-                     f"{r['whitened_ratio']:.3f} [{r['whitened_ci'][0]:.3f}, {r['whitened_ci'][1]:.3f}] ({r['verdict']}); "
+                     f"{r['whitened_ratio']:.3f} [{r['whitened_ci'][0]:.3f}, {r['whitened_ci'][1]:.3f}], eigenvalues of "
+                     f"P^-1 S in [{r['gen_min_ratio']:.3f}, {r['gen_max_ratio']:.3f}] ({r['verdict']}); "
                      f"literal-bracket tr ratio {r['literal_trace_ratio']:.3f}" for r in by_n)
     summary = (f"empirical / predicted covariance of sqrt(n)(theta_bar - theta*) ({prediction} grouping) over "
-               f"{rows[0]['trials'] if rows else 0} trials per point, intervals at {conf:g} (Bonferroni over 3 ratios, "
+               f"{rows[0]['trials'] if rows else 0} trials per point, intervals at {conf:g} (Bonferroni over 5 ratios, "
                f"bootstrap {BOOTSTRAP}), pass inside [1 - {TOL:g}, 1 + {TOL:g}] at the largest n: {desc or 'no point'}"
                + (f"; discrepancy max|r - 1| {'falls' if falling else 'does not fall'} from the smallest to the "
                   f"largest n" if len({r['n'] for r in rows}) > 1 else "")

@@ -250,6 +250,11 @@ FAILING_TESTS = {
     "eq16_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
     "prop3_element_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
     "prop3_user_order": "tests/test_element_composition.py::test_a_sampling_rate_that_does_not_fall_with_n_is_caught_by_the_order_checks",
+    # verifiers/checks/element_lemmas.py (seed 002's Lemmas B.1, B.2, C.1, C.2)
+    "lemma_b1": "tests/test_element_lemmas.py::test_a_wrong_moment_formula_is_caught_by_lemma_b1",
+    "lemma_b2": "tests/test_element_lemmas.py::test_a_tighter_bound_is_caught_by_lemma_b2",
+    "lemma_c1": "tests/test_element_lemmas.py::test_c1_with_a_smaller_constant_is_caught_by_lemma_c1",
+    "lemma_c2": "tests/test_element_lemmas.py::test_c2_without_3_log_m_is_caught_by_lemma_c2",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

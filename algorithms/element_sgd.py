@@ -38,6 +38,7 @@ import numpy as np
 
 L0 = 2.0                       # sup ||grad l|| <= sup ||x|| = ||c + u|| <= 2 (unit centre, unit noise)
 CHUNK_BYTES = 64 * 2**20       # memory budget of one chunk of trials' data sets (z: trials x n x m x d float64)
+CONFIG_GROUP = 12              # run_many's configurations per matrix product (wider ones hit slow BLAS paths)
 
 
 @dataclass(frozen=True)
@@ -388,3 +389,163 @@ def el_minimiser(problem: Problem, rng: np.random.Generator, users: int, iters: 
             break
     g_user, H = grad_hess(theta)
     return {"theta": theta, "H": H, "Sigma": np.atleast_2d(np.cov(g_user.T, ddof=1))}
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# §4.2 / Fig. 3: many configurations of (15) on the same data sets and the same user sampling, and an audit of (15)
+
+
+def point_weights(sizes: tuple[int, ...]) -> np.ndarray:
+    """(m,) the weight 1/s_j of each point in a user's element sum (point i in slot j): sum_j mean-gradient of slot j
+    = sum_i w_i grad l(z_i)."""
+    return membership(sizes).sum(axis=1)
+
+
+def step_sizes(alpha0: np.ndarray, updates: int, beta: float = 0.5) -> np.ndarray:
+    """alpha_i = alpha0 i^-beta for i = 1..updates, (updates, C) (§4.2: beta = 1/2, L393)."""
+    return np.asarray(alpha0, float)[None, :] * np.arange(1, updates + 1, dtype=float)[:, None] ** -beta
+
+
+@dataclass(frozen=True)
+class ManyOutput:
+    last: np.ndarray            # (C, trials, d): theta after the last update (Fig. 3's "final estimated theta")
+    average: np.ndarray         # (C, trials, d): the mean of theta_1 .. theta_{updates+1} (theta_1 = 0)
+    max_batch: int              # largest number of users of one step
+
+
+def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, alpha0: np.ndarray,
+             sigma: np.ndarray, rho: float, rng: np.random.Generator, beta: float = 0.5) -> ManyOutput:
+    """(15) for C configurations (alpha0[c], sigma[c]) at once on the same trials' data sets ``z`` (trials, n, m, d)
+    and the same Poisson user sampling (B_u ~ Bernoulli(q) each round, shared by the configurations: common random
+    numbers), each with its own noise rho sigma[c] N(0, I); ``updates`` steps theta <- theta - alpha_i (sum_u B_u
+    sgd-el(theta, x^(u)) + noise) / (q n) from theta = 0. Theta = R^d (OUR CHOICE for §4.2, whose Theta the seed does
+    not state): Alg. 1's projection is the identity and its step is the element's mean gradient. Needs rho >= every
+    ||z|| (then ||mean gradient|| < rho and clipping is the identity, so the step is a weighted sum of per-point
+    gradients, computed as two matrix products); raises ValueError otherwise. sigma = 0 is the non-private run."""
+    tc, n, m, d = z.shape
+    if len(sizes) and sum(sizes) != m:
+        raise ValueError(f"sizes {sizes} do not split the m = {m} points of a user")
+    zmax = float(np.sqrt((z * z).sum(axis=-1)).max(initial=0.0))
+    if rho < zmax:
+        raise ValueError(f"rho = {rho:g} < max ||z|| = {zmax:.4g}: clipping could be active; run_many implements the "
+                         f"unclipped case only")
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"q = {q}: the sampling rate must be in (0, 1]")
+    alpha = step_sizes(alpha0, updates, beta)                                        # (updates, C)
+    scale = np.array([noise_scale(rho, float(s)) for s in np.atleast_1d(sigma)])     # (C,)
+    C = alpha.shape[1]
+    if scale.shape != (C,):
+        raise ValueError(f"{C} step sizes but {scale.size} noise multipliers")
+    flat = z.reshape(tc, n * m, d)
+    w = -point_weights(sizes)                                                        # minus: grad l = -z s(-<z,theta>)
+    theta = np.zeros((tc, d, C))
+    total = theta.copy()
+    rows = np.arange(tc)[:, None]
+    max_batch = 0
+    for i in range(updates):
+        N = np.asarray(rng.binomial(n, q, size=tc))
+        bmax = int(N.max())
+        step = np.zeros((tc, d, C))
+        if bmax > 0:
+            idx = distinct_batches(rng, tc, n, bmax)                                 # a uniform ordered sample
+            pts = (idx[:, :, None] * m + np.arange(m)).reshape(tc, -1)               # the points of the users taken
+            Zb = flat[rows, pts]                                                     # (tc, bmax m, d)
+            wv = ((np.arange(bmax)[None, :] < N[:, None])[:, :, None] * w).reshape(tc, -1)
+            ZbT = Zb.transpose(0, 2, 1)
+            for c0 in range(0, C, CONFIG_GROUP):                                      # BLAS is fast on narrow products
+                th = np.ascontiguousarray(theta[:, :, c0:c0 + CONFIG_GROUP])
+                coef = logistic(-np.matmul(Zb, th))                                  # (tc, bmax m, c) at <z, theta>
+                coef *= wv[:, :, None]
+                step[:, :, c0:c0 + CONFIG_GROUP] = np.matmul(ZbT, coef)              # sum of the users' element steps
+            max_batch = max(max_batch, bmax)
+        if np.any(scale > 0):
+            step = step + scale * rng.standard_normal((tc, d, C))
+        theta = theta - alpha[i] * step / (q * n)
+        total += theta
+    return ManyOutput(theta.transpose(2, 0, 1).copy(), (total / (updates + 1)).transpose(2, 0, 1), max_batch)
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    thetas: np.ndarray          # (trials, updates + 1, d): theta_1 = 0 .. theta_{updates+1}, the released iterates
+    others: np.ndarray          # (trials, updates, n - 1): the other users' B_u (revealed to the auditor)
+    canary: np.ndarray          # (trials, updates): the canary's B_u (not revealed; for diagnostics)
+
+
+def audit_run(z_others: np.ndarray, sizes: tuple[int, ...], *, canary_step: np.ndarray, canary_elements: int,
+              updates: int, q: float, alpha0: float, sigma: float, rho: float, trials: int, rng: np.random.Generator,
+              beta: float = 0.5) -> AuditRun:
+    """``trials`` runs of (15) on one fixed data set: the users of ``z_others`` (n - 1, m, d), whose steps are Alg. 1's
+    (unclipped, rho >= every ||z||), and a canary user whose per-user output sum_k [Delta_k]_rho is ``canary_step``
+    (d,) in every round (injected: e.g. its ``canary_elements`` element steps each at norm rho along e_1, the extreme
+    Alg. 1's clipping allows; the logistic data of §4.2 never reach it at rho = L0). Poisson sampling of all n users,
+    noise rho sigma N(0, I), steps alpha0 i^-beta, theta_1 = 0."""
+    no, m, d = z_others.shape
+    n = no + 1
+    if rho < float(np.sqrt((z_others * z_others).sum(axis=-1)).max(initial=0.0)):
+        raise ValueError("rho below max ||z||: audit_run implements the unclipped case only")
+    if float(np.linalg.norm(canary_step)) > canary_elements * rho * (1 + 1e-12):
+        raise ValueError(f"the canary's step exceeds {canary_elements} rho, more than its {canary_elements} clipped "
+                         f"element steps can sum to")
+    w = -point_weights(sizes)
+    alpha = step_sizes(np.array([alpha0]), updates, beta)[:, 0]
+    flat = z_others.reshape(no * m, d)
+    theta = np.zeros((trials, d))
+    thetas = np.zeros((trials, updates + 1, d))
+    others = np.zeros((trials, updates, no), dtype=bool)
+    canary = np.zeros((trials, updates), dtype=bool)
+    for i in range(updates):
+        B = rng.random((trials, no)) < q
+        Bc = rng.random(trials) < q
+        s = theta @ flat.T                                                           # (trials, no m)
+        coef = (logistic(-s) * np.tile(w, no)).reshape(trials, no, m) * B[:, :, None]
+        step = coef.reshape(trials, no * m) @ flat + Bc[:, None] * canary_step
+        step = step + noise_scale(rho, sigma) * rng.standard_normal((trials, d))
+        theta = theta - alpha[i] * step / (q * n)
+        thetas[:, i + 1] = theta
+        others[:, i] = B
+        canary[:, i] = Bc
+    return AuditRun(thetas, others, canary)
+
+
+def audit_scores(run: AuditRun, z_others: np.ndarray, sizes: tuple[int, ...], *, q: float, alpha0: float, rho: float,
+                 sigma: float, a: float, b: float, beta: float = 0.5) -> np.ndarray:
+    """The auditor's score per trial (larger says the canary's step is a rho e_1 rather than b rho e_1): it knows every
+    user's data, the steps and the other users' sampling, not the canary's B_u or the noise. Each round's release is
+    reconstructed from consecutive iterates, M_i = (theta_i - theta_{i+1}) q n / alpha_i; the other users' sampled
+    steps are recomputed at theta_i through Alg. 1's own code (``sgd_el``, an implementation independent of the
+    runs') and subtracted; y_i = <residual, e_1> / rho ~ B_c c + sigma N(0, 1) with c = a or b. The score is the
+    log-likelihood ratio sum_i log[(q phi(y_i - a) + (1-q) phi(y_i)) / (q phi(y_i - b) + (1-q) phi(y_i))], the
+    Neyman-Pearson statistic of the pair given what the auditor sees."""
+    trials, _, d = run.thetas.shape
+    no = z_others.shape[0]
+    n = no + 1
+    W = membership(sizes)
+    alpha = step_sizes(np.array([alpha0]), run.others.shape[1], beta)[:, 0]
+    score = np.zeros(trials)
+    lq, l1q = np.log(q), (np.log1p(-q) if q < 1 else -np.inf)
+    for i, al in enumerate(alpha):
+        th = run.thetas[:, i]
+        M = (th - run.thetas[:, i + 1]) * (q * n) / al
+        steps = sgd_el(th[:, None, :], z_others[None], W, alpha=float(al), rho=rho, radius=np.inf)   # (trials, no, d)
+        resid = M - (steps * run.others[:, i, :, None]).sum(axis=1)
+        y = resid[:, 0] / rho
+        base = l1q - 0.5 * (y / sigma) ** 2
+        score += (np.logaddexp(lq - 0.5 * ((y - a) / sigma) ** 2, base)
+                  - np.logaddexp(lq - 0.5 * ((y - b) / sigma) ** 2, base))
+    return score
+
+
+def sample_users(problem: Problem, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """The law of ``sample_z`` (users' z = y x, shape ``shape + (m, d)``: k clusters uniformly without replacement,
+    points split by ``problem.sizes``, x = c + Uni(S^{d-1}), logistic labels) with fewer temporaries: the same draws
+    in the same order, so the same numbers up to rounding (tests compare them)."""
+    K, m, d = problem.K, problem.m, problem.d
+    order = np.argsort(rng.random(shape + (K,)), axis=-1)[..., :problem.k]
+    slot = np.repeat(np.arange(problem.k), problem.sizes)
+    x = rng.standard_normal(shape + (m, d))
+    x /= np.sqrt(np.einsum("...i,...i->...", x, x))[..., None]
+    x += problem.centres[order[..., slot]]
+    p = label_prob(x @ problem.theta_star)
+    x *= np.where(rng.random(shape + (m,)) < p, 1.0, -1.0)[..., None]
+    return x

@@ -17,6 +17,7 @@ from catalog import (
     darrm_003,
     element_002,
     element_composition_002,
+    element_fig3_002,
     element_lemmas_002,
     element_sgd_002,
     element_sum_002,
@@ -55,6 +56,7 @@ MECHANISM_MODULES = (
     element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality
     element_composition_002,  # seed 002, Cor 2.2-2.3, Eq. (16), Prop 3 (i)-(ii): group privacy, composition, O(1) privacy
     element_lemmas_002,  # seed 002, Lemmas B.1, B.2, C.1, C.2, exactly
+    element_fig3_002,   # seed 002, Sec. 4.2 / Fig. 3: element vs user vs non-private SGD; Cor 3.1-3.2 as run
 )
 
 PLUGINS = plugins.load()         # users' own mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS

@@ -255,6 +255,14 @@ FAILING_TESTS = {
     "lemma_b2": "tests/test_element_lemmas.py::test_a_tighter_bound_is_caught_by_lemma_b2",
     "lemma_c1": "tests/test_element_lemmas.py::test_c1_with_a_smaller_constant_is_caught_by_lemma_c1",
     "lemma_c2": "tests/test_element_lemmas.py::test_c2_without_3_log_m_is_caught_by_lemma_c2",
+    # verifiers/checks/element_fig3.py (seed 002's §4.2 / Fig. 3 and the privacy of its SGD runs)
+    "el_error_falls_with_k": "tests/test_element_fig3.py::test_no_noise_reduction_with_k_is_caught_by_el_error_falls_with_k",
+    "nonprivate_falls_with_k": "tests/test_element_fig3.py::test_nonprivate_error_rising_with_k_is_caught_by_nonprivate_falls_with_k",
+    "user_flat_in_k": "tests/test_element_fig3.py::test_user_level_falling_like_the_element_level_is_caught_by_user_flat_in_k",
+    "faster_convergence_with_k": "tests/test_element_fig3.py::test_slower_convergence_with_more_clusters_is_caught_by_faster_convergence_with_k",
+    "element_below_user": "tests/test_element_fig3.py::test_user_level_noise_on_the_element_level_is_caught_by_element_below_user",
+    "sgd_accounting": "tests/test_element_fig3.py::test_cor31_accountant_where_users_hold_k_clusters_is_caught_by_sgd_accounting",
+    "sgd_audit": "tests/test_element_fig3.py::test_noise_too_small_inside_the_sgd_is_caught_by_sgd_audit",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

@@ -70,6 +70,18 @@ def _outside(pt: dict) -> str | None:
     return None
 
 
+def _within(points: list[dict]) -> tuple[list[dict], list[str]]:
+    """The points inside the claim's hypotheses, and why each other one is not."""
+    inside, skipped = [], []
+    for pt in points:
+        why = _outside(pt)
+        if why:
+            skipped.append(f"n = {pt['params']['n']}: {why}")
+        else:
+            inside.append(pt)
+    return inside, skipped
+
+
 def _largest(points: list[dict]) -> list[dict]:
     nmax = max(pt["params"]["n"] for pt in points)
     return [pt for pt in points if pt["params"]["n"] == nmax]
@@ -129,12 +141,9 @@ def covariance(check: Any, mechanism: str, points: list[dict], *, prediction: st
     """The empirical covariance of sqrt(n)(theta_bar - theta*) against Prop 3's (Thm 1's) prediction."""
     claims, citation = _claims(points)
     conf = check.confidence
-    rows, skipped = [], []
-    for pt in points:
-        why = _outside(pt)
-        if why:
-            skipped.append(f"n = {pt['params']['n']}: {why}")
-            continue
+    rows: list[dict] = []
+    inside, skipped = _within(points)
+    for pt in inside:
         Y = np.asarray(pt["sqrt_n_error"], float)
         pred = pt["prediction"]
         P = np.atleast_2d(np.asarray(pred[prediction], float))
@@ -180,12 +189,9 @@ def centred(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     """The mean of sqrt(n)(theta_bar - theta*) is small against the predicted spread at the largest n; RMSE slope."""
     claims, citation = _claims(points)
     conf = check.confidence
-    rows, skipped = [], []
-    for pt in points:
-        why = _outside(pt)
-        if why:
-            skipped.append(f"n = {pt['params']['n']}: {why}")
-            continue
+    rows: list[dict] = []
+    inside, skipped = _within(points)
+    for pt in inside:
         Y = np.asarray(pt["sqrt_n_error"], float)
         N, d = Y.shape
         mean = Y.mean(axis=0)

@@ -99,23 +99,18 @@ def histogram_release(rng: np.random.Generator, users: np.ndarray, cluster: np.n
 
 def heavy_hitters_release(rng: np.random.Generator, users: np.ndarray, *, sigma: float, reps: int = 1) -> np.ndarray:
     """Mechanism (7) (L176): sum_u 1(X^(u)) + N(0, sigma^2 I_d), ``reps`` noise draws on the same users."""
-    total = indicators(users).sum(axis=0)
+    total = np.count_nonzero(users > 0, axis=0)          # sum_u 1(X^(u)), without a float copy of the indicators
     return total + sigma * rng.standard_normal((reps, users.shape[1]))
 
 
 def misordered(h: np.ndarray, p: np.ndarray, gamma: float) -> np.ndarray:
     """The ordering loss (8) of each row of ``h`` (reps, d): the pairs j < l (p sorted decreasing) with
     p_j - p_l >= gamma whose estimates are mis-ordered, H_j < H_l. (8) as printed counts 1{H_j > H_l}, the
-    correctly ordered pairs; its proof (App. B, L? Lemma B.2: P(H_i < H_j)) bounds the mis-ordered ones, which is
-    what the loss means (note P4); ties have probability 0 under Gaussian noise."""
-    d = p.size
-    out = np.zeros(h.shape[0], dtype=np.int64)
-    for j in range(d - 1):
-        far = np.nonzero(p[j] - p[j + 1:] >= gamma)[0]
-        if far.size == 0:
-            continue
-        out += (h[:, [j]] < h[:, j + 1 + far]).sum(axis=1)
-    return out
+    correctly ordered pairs; its proof (App. B, Lemma B.2: P(H_i < H_j)) bounds the mis-ordered ones, which is
+    what the loss means (note P4); ties have probability 0 under Gaussian noise. One (d, d) comparison per row."""
+    far = np.triu(p[:, None] - p[None, :] >= gamma, k=1)
+    return np.array([int(np.count_nonzero(far & (row[:, None] < row[None, :]))) for row in np.atleast_2d(h)],
+                    dtype=np.int64)
 
 
 def separated_pairs(p: np.ndarray, gamma: float) -> int:
@@ -209,11 +204,12 @@ def search_pair(mdl: Multinomial, unit: str, keep_count: bool | None, feature, *
     if unit == "record":
         users = np.concatenate([_compositions(rng, d, m, 0)[:12], rng.multinomial(
             m, mdl.p, size=random_per_total).astype(np.float64)])
+        first = [int(np.argmax(mdl.cluster == k)) for k in range(min(mdl.K, 49))]     # an item of each cluster
         for x in users:
             moved = []
             for j in np.nonzero(x > 0)[0][:8]:
                 same = [i for i in np.nonzero(mdl.cluster == mdl.cluster[j])[0] if i != j][:16]
-                other = [int(np.argmax(mdl.cluster == k)) for k in range(mdl.K) if k != mdl.cluster[j]][:48]
+                other = [i for k, i in enumerate(first) if k != mdl.cluster[j]][:48]
                 for dest in same + other:
                     y = x.copy()
                     y[j] -= 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict
@@ -147,6 +148,7 @@ class MechanismEntry:
     relations: tuple[Neighbouring, ...] = ()
     data: str | None = None           # what its inputs are when they stand in for a paper's data set (the claims
                                       # ledger counts an experiment's claim decided on them as decided on a stand-in)
+    figure: Callable[[dict, Path], str | None] | None = None   # its own figure: (results, folder) -> file name
 
 
 def mechanism_header(r: dict, *, label: str = "Mechanism", skip: tuple[str, ...] = ()) -> list[str]:

@@ -285,3 +285,19 @@ def test_the_shipped_spec_runs_the_papers_sizes():
     p = parse_mechanism(raw("element_sgd_fig3"), "s.yaml").params
     assert (p["n"], p["m"], p["d"], p["K"], p["T"]) == (1000, 50, 10, 10, 200)
     assert cat.eps_grid(p) == [0.5, 1.0, 2.0, 4.0, 8.0] and math.isclose(cat.delta_of(p), 1000**-1.1)
+
+
+def test_the_report_draws_fig3(tmp_path):
+    """The entry's own figure (MechanismEntry.figure): error against eps per k and method, referenced by the report."""
+    import json as _json
+    import shutil
+    from pathlib import Path as _Path
+
+    from engine.cli import main
+
+    src = _Path(__file__).resolve().parents[1] / "reports" / "element_sgd_fig3.json"
+    shutil.copy(src, tmp_path / "element_sgd_fig3.json")
+    assert main(["report", str(tmp_path / "element_sgd_fig3.json")]) == 0
+    assert (tmp_path / "element_sgd_fig3_fig3.png").stat().st_size > 5000
+    assert "![element_sgd_fig3](element_sgd_fig3_fig3.png)" in (tmp_path / "element_sgd_fig3.md").read_text()
+    assert _json.loads(src.read_text())["mechanism"] == "element_sgd_fig3"

@@ -8,7 +8,7 @@ from catalog import MECHANISMS
 from engine.markdown import check_heading, rows_table, save_epsilon_plot
 
 
-def mechanism_markdown(r: dict, figure: str | None) -> str:
+def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> str:
     bullets, body = MECHANISMS.get(r["mechanism"]).report(r)
     c = r["verdict_counts"]
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
@@ -22,6 +22,8 @@ def mechanism_markdown(r: dict, figure: str | None) -> str:
              f"in {r['seconds']:.1f} s", ""]
     if figure:
         lines += [f"![privacy]({figure})", ""]
+    if own:
+        lines += [f"![{r['mechanism']}]({own})", ""]
     lines += body
     for ch in r["checks"]:
         lines += check_heading(ch) + rows_table(ch["rows"])
@@ -50,4 +52,6 @@ def _privacy_plot(r: dict, out_dir: Path) -> str | None:
 
 
 def report(r: dict, out_dir: Path) -> str:
-    return mechanism_markdown(r, _privacy_plot(r, out_dir))
+    entry = MECHANISMS.get(r["mechanism"])
+    own = entry.figure(r, out_dir) if entry.figure is not None else None
+    return mechanism_markdown(r, _privacy_plot(r, out_dir), own)

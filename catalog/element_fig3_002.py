@@ -405,8 +405,8 @@ def report(r: dict) -> tuple[list[str], list[str]]:
                "subtracts the other users' steps (recomputed by Alg. 1's own code) and scores the log-likelihood ratio of "
                "the pair; Clopper-Pearson lower bound (verifiers/audit.py). Knowing the others' sampling makes their sum a "
                "known shift: the privacy loss is that of a data set whose other users' steps vanish, which the claim covers",
-               "- A figure of error against eps per k and method is not drawn: the mechanism kind places only its "
-               "privacy plot; the table below holds Fig. 3's numbers",
+               "- The figure: error against eps per k, element (solid) and user level (dashed), the non-private error "
+               "dotted, bars +- 1.64 se as in Fig. 3; the table below holds its numbers",
                f"- Seconds per point: {min(p['seconds'] for p in pts):.1f} .. {max(p['seconds'] for p in pts):.1f}"]
     body = ["| k | eps | element: error (+-1.64 se) | q, alpha0, sigma | user: error | q, alpha0, sigma | "
             "non-private: error | (el - np)/np | averaged iterate el / user / np |",

@@ -126,12 +126,21 @@ def decided(failed: bool, passed: int) -> str:
     return "fail" if failed else "pass" if passed else "inapplicable"
 
 
+def cited_result(check: Any, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *,
+                 confidence: float, rows: list[dict], measured: float | None = None, bound: float | None = None,
+                 theorem: str | None = None, uncited: str = "") -> CheckResult:
+    """A check's result citing the inventory claims it decides; with no claims, ``uncited`` says why."""
+    text = f"{citation} [not inventoried: {uncited}]" if uncited and not claims else cite(citation, claims)
+    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=text, verdict=verdict,
+                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
+                       claims=claims)
+
+
 def exact_result(check: Any, theorem: str, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *,
                  measured: float | None, bound: float | None, rows: list[dict]) -> CheckResult:
     """An exact check's result (confidence 1), citing its claims."""
-    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=cite(citation, claims),
-                       verdict=verdict, measured=measured, bound=bound, confidence=1.0, summary=summary,
-                       rows=tuple(rows), claims=claims)
+    return cited_result(check, citation, claims, verdict, summary, confidence=1.0, rows=rows, measured=measured,
+                        bound=bound, theorem=theorem)
 
 
 CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]

@@ -35,8 +35,8 @@ from scipy import stats as sps
 
 from algorithms.registry import Registry
 from verifiers.audit import clopper_pearson_upper
-from verifiers.checks.base import CheckResult, cite, exceeds
-from verifiers.stats import weighted_slope
+from verifiers.checks.base import CheckResult, cited_result, exceeds
+from verifiers.stats import mean_ci, weighted_slope
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 RATE_TOL = 0.1
@@ -66,14 +66,6 @@ CITE_FIG2 = (f"{SEED}: Sec. 4.1 / Fig. 2 (L372-380, the Reddit histogram): the e
 CLAIMS_FIG2 = ("002 §4.1 / Fig. 2",)
 
 
-def _res(check: Any, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *, confidence: float,
-         rows: list[dict], measured: float | None = None, bound: float | None = None, uncited: str = "") -> CheckResult:
-    text = cite(citation, claims) if claims else f"{citation} [not inventoried: {uncited}]"
-    return CheckResult(id=check.id, kind=check.kind, theorem=None, citation=text, verdict=verdict,
-                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
-                       claims=claims)
-
-
 def _unit(pt: dict) -> str:
     return pt["relation"].split("/")[0]
 
@@ -87,7 +79,7 @@ def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResu
         if mine["derived"] == 0 and mine["found"] == 0:
             vacuous.append(str(pt["value"]))
     if len(vacuous) == len(points):
-        return _res(check, CITE_PRIVACY[mechanism], CLAIMS_PRIVACY[(mechanism, unit)], "inapplicable",
+        return cited_result(check, CITE_PRIVACY[mechanism], CLAIMS_PRIVACY[(mechanism, unit)], "inapplicable",
                     f"under {points[0]['relation']} neighbouring data sets are equal (sensitivity 0, derived and "
                     f"found): the claim holds vacuously and no check can fail (note P3)", confidence=1.0, rows=[],
                     uncited="vacuous")
@@ -120,7 +112,7 @@ def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResu
                f"{worst['delta_over_claim']:.3g} (eps at the claimed delta {worst['eps_exact']:.4g} vs "
                f"{worst['eps']:.4g}); the search never exceeds the derived sensitivities"
                if not why else f"FAILS: {'; '.join(why[:6])}" + (f" (+{len(why) - 6} more)" if len(why) > 6 else ""))
-    return _res(check, CITE_PRIVACY[mechanism], claims, "fail" if failed else "pass", summary, confidence=1.0,
+    return cited_result(check, CITE_PRIVACY[mechanism], claims, "fail" if failed else "pass", summary, confidence=1.0,
                 rows=rows, measured=worst["eps_exact"], bound=worst["eps"],
                 uncited="the user-level histogram's calibration (rho = m as global sensitivity, L238) is not an "
                         "inventory row")
@@ -129,7 +121,7 @@ def element_privacy(check: Any, mechanism: str, points: list[dict]) -> CheckResu
 def element_audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     rows, why = [], []
     if all(pt["audit"].get("separation", 1.0) == 0 for pt in points):
-        return _res(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, _unit(points[0]))], "inapplicable",
+        return cited_result(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, _unit(points[0]))], "inapplicable",
                     "the worst pair's noiseless releases coincide at every point: nothing to distinguish",
                     confidence=1.0, rows=[], uncited="vacuous")
     for pt in points:
@@ -144,18 +136,15 @@ def element_audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult
     summary = (f"FAILS: {'; '.join(why)}" if why else
                f"not refuted: the audit's epsilon lower bound is at most the claim at every point (largest "
                f"{top['audit_eps_lower']:.3g} vs {top['claimed_eps']:.3g}); an audit can refute a claim, not confirm it")
-    return _res(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, unit)], "fail" if why else "pass", summary,
+    return cited_result(check, CITE_AUDIT, CLAIMS_PRIVACY[(mechanism, unit)], "fail" if why else "pass", summary,
                 confidence=conf, rows=rows, measured=top["audit_eps_lower"], bound=top["claimed_eps"],
                 uncited="the user-level histogram's calibration is not an inventory row")
 
 
 def _one_sided(x: np.ndarray, level: float) -> tuple[float, float, float]:
-    """Mean and one-sided (lower, upper) limits at ``level`` each (Student t)."""
-    x = np.asarray(x, dtype=float)
-    m = float(x.mean())
-    se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.inf
-    t = float(sps.t.ppf(level, max(x.size - 1, 1)))
-    return m, m - t * se, m + t * se
+    """Mean and one-sided (lower, upper) limits at ``level`` each: the two-sided Student interval at 2 level - 1."""
+    ci = mean_ci(x, 2 * level - 1)
+    return ci.mean, ci.lower, ci.upper
 
 
 def ordering_loss(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -184,7 +173,7 @@ def ordering_loss(check: Any, mechanism: str, points: list[dict]) -> CheckResult
                + (f"; FAILS: {'; '.join(fail)}" if fail else "") + (f"; undecided: {'; '.join(unsure)}" if unsure else "")
                + (f"; inapplicable: {'; '.join(skipped)}" if skipped else ""))
     top = max(rows, key=lambda r: r["upper"] / r["bound_t2"]) if rows else None
-    return _res(check, CITE_ORDER, ("002 Prop 1",), verdict, summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_ORDER, ("002 Prop 1",), verdict, summary, confidence=check.confidence, rows=rows,
                 measured=None if top is None else top["mean"], bound=None if top is None else top["bound_t2"])
 
 
@@ -210,14 +199,14 @@ def element_vs_user(check: Any, mechanism: str, points: list[dict]) -> CheckResu
                + (f"; undecided: {'; '.join(unsure)}" if unsure else "")
                + (f"; not compared (both levels equal in every trial, e.g. no error at all): {', '.join(vacuous)}"
                   if vacuous else ""))
-    return _res(check, CITE_VS[mechanism], CLAIMS_VS[mechanism], verdict, summary, confidence=check.confidence,
+    return cited_result(check, CITE_VS[mechanism], CLAIMS_VS[mechanism], verdict, summary, confidence=check.confidence,
                 rows=rows, measured=min((r["user_minus_element"] for r in rows), default=None), bound=0.0)
 
 
 def mse_rate(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     swept = [pt["value"] for pt in points]
     if len(points) < 3 or any(v is None for v in swept):
-        return _res(check, CITE_RATE, CLAIMS_RATE, "inapplicable", "a rate needs a sweep of at least 3 points",
+        return cited_result(check, CITE_RATE, CLAIMS_RATE, "inapplicable", "a rate needs a sweep of at least 3 points",
                     confidence=check.confidence, rows=[])
     x = np.log(np.asarray(swept, float))
     rows: list[dict[str, Any]] = []
@@ -243,7 +232,7 @@ def mse_rate(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
         notes.append(f"{level}: slope {fit.slope:.3f} [{fit.lower:.3f}, {fit.upper:.3f}] vs Prop. 2's bracket "
                      f"{pred:.3f} +- {RATE_TOL}")
     verdict = "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
-    return _res(check, CITE_RATE, CLAIMS_RATE, verdict, "log MSE against log of the swept variable: " + "; ".join(notes),
+    return cited_result(check, CITE_RATE, CLAIMS_RATE, verdict, "log MSE against log of the swept variable: " + "; ".join(notes),
                 confidence=check.confidence, rows=rows, measured=float(rows[0]["measured_slope"]),
                 bound=float(rows[0]["predicted_slope"]))
 
@@ -253,7 +242,7 @@ def finer_partition(check: Any, mechanism: str, points: list[dict]) -> CheckResu
     element-level MSE falls from each point to the next (Welch limits on the difference of two independent means,
     Bonferroni over the steps)."""
     if len(points) < 2 or any(pt["value"] is None for pt in points):
-        return _res(check, CITE_FIG2, CLAIMS_FIG2, "inapplicable", "needs a sweep of K", confidence=check.confidence,
+        return cited_result(check, CITE_FIG2, CLAIMS_FIG2, "inapplicable", "needs a sweep of K", confidence=check.confidence,
                     rows=[])
     pts = sorted(points, key=lambda pt: pt["value"])
     level = 1 - (1 - check.confidence) / (len(pts) - 1)
@@ -274,7 +263,7 @@ def finer_partition(check: Any, mechanism: str, points: list[dict]) -> CheckResu
     verdict = "fail" if up else "inconclusive" if unsure else "pass"
     summary = ("element-level MSE along K (finer partitions), one-sided Welch limits per step"
                + (f"; FAILS: {'; '.join(up)}" if up else "") + (f"; undecided: {'; '.join(unsure)}" if unsure else ""))
-    return _res(check, CITE_FIG2, CLAIMS_FIG2, verdict, summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_FIG2, CLAIMS_FIG2, verdict, summary, confidence=check.confidence, rows=rows,
                 measured=min(float(r["decrease"]) for r in rows), bound=0.0)
 
 

@@ -37,7 +37,8 @@ import numpy as np
 from scipy import stats as sps
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite, exceeds
+from verifiers.checks.base import CheckResult, cite, cited_result, exceeds
+from verifiers.stats import mean_ci
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 CLAIMS_FIG3 = ("002 §4.2 / Fig. 3",)
@@ -50,14 +51,6 @@ CITE_ACC = {"element": f"{SEED}: Cor 3.1 (L329; Cor 2.5's eps_alpha, L138-142) a
 CLAIMS_ACC = {"element": ("002 Cor 3.1",), "user": ("002 Cor 3.2",)}
 CITE_AUDIT = {"element": f"{SEED}: Cor 3.1 (L329), audited on iteration (15) (L319-325) with a canary user",
               "user": f"{SEED}: Cor 3.2 (L331), audited on iteration (15) (L319-325) with a canary user"}
-
-
-def _res(check: Any, citation: str, claims: tuple[str, ...], verdict: str, summary: str, *, confidence: float,
-         rows: list[dict], measured: float | None = None, bound: float | None = None,
-         theorem: str | None = None) -> CheckResult:
-    return CheckResult(id=check.id, kind=check.kind, theorem=theorem, citation=cite(citation, claims), verdict=verdict,
-                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
-                       claims=claims)
 
 
 def _errors(pt: dict, method: str, eps: float | None) -> np.ndarray:
@@ -81,11 +74,8 @@ def welch(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, flo
 
 def paired(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
     """mean(x - y) and its two-sided Student interval at ``level`` (x, y paired trial by trial)."""
-    d = x - y
-    m = float(d.mean())
-    se = float(d.std(ddof=1) / math.sqrt(d.size))
-    t = float(sps.t.ppf(1 - (1 - level) / 2, d.size - 1))
-    return m, m - t * se, m + t * se
+    ci = mean_ci(x - y, level)
+    return ci.mean, ci.lower, ci.upper
 
 
 def log_ratio(x: np.ndarray, y: np.ndarray, sign: float = -1.0) -> tuple[float, float]:
@@ -125,7 +115,7 @@ def _sorted(points: list[dict]) -> list[dict]:
 
 
 def _inapplicable(check: Any, why: str) -> CheckResult:
-    return _res(check, CITE_FIG3, CLAIMS_FIG3, "inapplicable", why, confidence=check.confidence, rows=[])
+    return cited_result(check, CITE_FIG3, CLAIMS_FIG3, "inapplicable", why, confidence=check.confidence, rows=[])
 
 
 def _falls_with_k(check: Any, points: list[dict], method: str) -> CheckResult:
@@ -146,7 +136,7 @@ def _falls_with_k(check: Any, points: list[dict], method: str) -> CheckResult:
     summary = _summarise(f"{name} mean final-iterate error at k minus at the next k (Welch)", rows, level,
                          lambda r: (f"eps = {r['eps']:g}, " if r["eps"] is not None else "") + f"k = {r['k']} -> "
                                    f"{r['next k']} ({r['error at k']:.3g} -> {r['error at next k']:.3g})")
-    return _res(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
                 measured=min(r["fall"] for r in rows), bound=0.0)
 
 
@@ -183,7 +173,7 @@ def user_flat_in_k(check: Any, mechanism: str, points: list[dict]) -> CheckResul
                          f"{first['k']} and k = {last['k']} (log scale, delta method)", rows, level,
                          lambda r: f"eps = {r['eps']:g} ({r['test']}: D_el = {r['D_el (log fall, element)']:.3g}, "
                                    f"D_user = {r['D_user (log fall, user)']:.3g})")
-    return _res(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
                 measured=max(abs(r["D_user (log fall, user)"]) for r in rows), bound=None)
 
 
@@ -205,7 +195,7 @@ def faster_convergence_with_k(check: Any, mechanism: str, points: list[dict]) ->
                          "ratio), paired within k, delta method)", rows, level,
                          lambda r: f"eps = {r['eps']:g} ({r['(el - np)/np at k_first']:.3g} vs "
                                    f"{r['(el - np)/np at k_last']:.3g})")
-    return _res(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
                 measured=min(r["log-ratio difference"] for r in rows), bound=0.0)
 
 
@@ -222,7 +212,7 @@ def element_below_user(check: Any, mechanism: str, points: list[dict]) -> CheckR
                          "user - element": d, "lower": lo, "upper": hi})
     summary = _summarise("user-level minus element-level final-iterate error, same data (paired t)", rows, level,
                          lambda r: f"k = {r['k']}, eps = {r['eps']:g}")
-    return _res(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
+    return cited_result(check, CITE_FIG3, CLAIMS_FIG3, _verdict(rows), summary, confidence=check.confidence, rows=rows,
                 measured=min(r["user - element"] for r in rows), bound=0.0)
 
 

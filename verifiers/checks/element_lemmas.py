@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite, exceeds
+from verifiers.checks.base import CheckResult, cited_result, exceeds
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 CITES = {"lemma_b1": (f"{SEED}: Lemma B.1 (L438), indicator moments of a multinomial, against a Monte Carlo of the "
@@ -37,9 +37,8 @@ CITES = {"lemma_b1": (f"{SEED}: Lemma B.1 (L438), indicator moments of a multino
 def _result(check: Any, kind: str, verdict: str, summary: str, rows: list[dict], *, measured: float | None,
             bound: float | None, confidence: float = 1.0) -> CheckResult:
     citation, claims = CITES[kind]
-    return CheckResult(id=check.id, kind=check.kind, theorem=None, citation=cite(citation, claims), verdict=verdict,
-                       measured=measured, bound=bound, confidence=confidence, summary=summary, rows=tuple(rows),
-                       claims=claims)
+    return cited_result(check, citation, claims, verdict, summary, confidence=confidence, rows=rows,
+                        measured=measured, bound=bound)
 
 
 def lemma_b1(check: Any, mechanism: str, points: list[dict]) -> CheckResult:

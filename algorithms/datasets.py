@@ -89,3 +89,38 @@ def federated(name: str, *, N: int, n: int | None, radius: float, split: str, rn
     if split == "label_skew":       # silo i gets the i-th contiguous block of the label-sorted records
         take = take[np.argsort(y[take], kind="stable")]
     return SiloData(X[take].reshape(N, per, -1), y[take].reshape(N, per), f"scikit-learn {name} ({split} split)")
+
+
+def shuffleg_arrays(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Private (A, y) and public (P, yp) records of the packaged stand-ins for seed 003 ch. 4's experiments
+    (Table 4.5), in the order the data set ships them:
+    - ``digits69``: scikit-learn's 8x8 digits, pixels / 16 (d = 64): private = the 6s, public = the 9s rotated by
+      180 degrees (MNIST-69's construction on the 8x8 digits; 181 and 180 images).
+    - ``cancer_split``: breast cancer, standardised features (d = 30), label 1 = malignant; private = tumours with
+      mean radius above the median, public = the others (a covariate and label shift, as COMPAS's / CreditCard's
+      group splits). Targets in {0, 1} (the logistic loss of §4.7.2).
+    - ``diabetes_split``: scikit-learn's diabetes (d = 10, features as shipped, target / 100); private = sex code
+      above 0, public = the others (the Crime split's role)."""
+    if name == "digits69":
+        from sklearn.datasets import load_digits
+
+        X, y = load_digits(return_X_y=True)
+        X = X.astype(np.float64) / 16.0
+        six = X[y == 6]
+        nine = X[y == 9].reshape(-1, 8, 8)[:, ::-1, ::-1].reshape(-1, 64)
+        return six, np.zeros(len(six)), np.ascontiguousarray(nine), np.zeros(len(nine))
+    if name == "cancer_split":
+        from sklearn.datasets import load_breast_cancer
+
+        X, t = load_breast_cancer(return_X_y=True)
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+        y = (t == 0).astype(np.float64)                  # 0 = malignant in scikit-learn's coding
+        priv = X[:, 0] > np.median(X[:, 0])
+        return X[priv], y[priv], X[~priv], y[~priv]
+    if name == "diabetes_split":
+        from sklearn.datasets import load_diabetes
+
+        X, t = load_diabetes(return_X_y=True)
+        priv = X[:, 1] > 0
+        return X[priv], t[priv] / 100.0, X[~priv], t[~priv] / 100.0
+    raise ValueError(f"unknown data set {name!r}")

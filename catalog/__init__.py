@@ -29,6 +29,7 @@ from catalog import (
     shuffle_000_gd,
     shuffle_000_sums,
     shuffle_001_exact,
+    shuffleg_003,
 )
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, MechanismEntry, ResolutionError, Resolved
 
@@ -57,6 +58,7 @@ MECHANISM_MODULES = (
     element_composition_002,  # seed 002, Cor 2.2-2.3, Eq. (16), Prop 3 (i)-(ii): group privacy, composition, O(1) privacy
     element_lemmas_002,  # seed 002, Lemmas B.1, B.2, C.1, C.2, exactly
     element_fig3_002,   # seed 002, Sec. 4.2 / Fig. 3: element vs user vs non-private SGD; Cor 3.1-3.2 as run
+    shuffleg_003,       # seed 003, ch. 4: private shuffled gradient methods with public data (Alg. 3 and instances)
 )
 
 PLUGINS = plugins.load()         # users' own mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS

@@ -236,6 +236,12 @@ FAILING_TESTS = {
     "covariance": "tests/test_element_sgd.py::test_a_wrong_covariance_or_noise_on_the_wrong_scale_is_caught_by_covariance",
     "centred": "tests/test_element_sgd.py::test_a_shifted_centre_is_caught_by_centred",
     "el_minimiser": "tests/test_element_sgd.py::test_a_misspecified_label_model_is_caught_by_el_minimiser",
+    # verifiers/checks/shuffleg.py (seed 003 ch. 4's private shuffled gradient methods)
+    "shuffleg_accounting": "tests/test_shuffleg.py::test_sigma_from_the_wrong_alpha_is_caught_by_shuffleg_accounting_and_the_audit",
+    "last_iterate_audit": "tests/test_shuffleg.py::test_sigma_from_the_wrong_alpha_is_caught_by_shuffleg_accounting_and_the_audit",
+    "injected_noise": "tests/test_shuffleg.py::test_noise_missing_on_public_steps_is_caught_by_injected_noise",
+    "corollary_bound": "tests/test_shuffleg.py::test_a_wrong_prox_step_is_caught_by_corollary_bound",
+    "theorem_bound": "tests/test_shuffleg.py::test_the_noise_term_of_cor_451_fails_exactly_at_small_steps",
     # verifiers/checks/element_sum.py (seed 002's subsampled Gaussian element sum (4), Cor 2.4, Cor 2.5)
     "sum_accounting": "tests/test_element_sum.py::test_wrong_sensitivity_in_the_claim_is_caught_by_accounting",
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",

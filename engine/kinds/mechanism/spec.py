@@ -59,7 +59,7 @@ class MechanismSpec(Strict):
     kind: Literal["mechanism"]
     description: str
     mechanism: str = Field(description="; ".join(f"{k}: {e.citation}" for k, e in MECHANISMS.items()))
-    params: dict[str, int | float] = Field(description=_params_doc(), json_schema_extra={
+    params: dict[str, int | float | str] = Field(description=_params_doc(), json_schema_extra={
         "x-params-by-mechanism": {name: e.params.model_json_schema() for name, e in MECHANISMS.items()}})
     trials: int = Field(ge=100, le=10**7, description="mechanism runs per sweep point")
     seed: int = Field(ge=0)

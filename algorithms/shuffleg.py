@@ -1,0 +1,441 @@
+"""The generalised shuffled gradient framework of seed 003, chapter 4 (Jiang's thesis, Algorithm 3; Lnnn = line of
+../shared/seeds/003_56e8b1c3300cdeae.txt; notes ../shared/notes/003b_thesis_ch4.md): one method driven by an epoch
+schedule, and its instances (Tables 4.1 / 4.2): non-private ShuffleG, DP-ShuffleG, Priv-Pub, Pub-Priv, Interleaved
+and Public Only. Pure numerics: nothing here imports verifiers/, engine/ or catalog/.
+
+Epoch k (Alg. 3, C.30 at L4224-4228): a permutation pi^(k) of the n private records (IG: the identity in every
+epoch; SO: one uniform permutation per trial, drawn once; RR: a fresh one per trial and epoch); the first n_d^(k)
+records of pi^(k)(D) take private steps x <- x - eta (grad f(x; d) + rho), then the public records p_1 .. p_{n -
+n_d^(k)} take public steps in their fixed order (the same first n - n_d public records every epoch), each with noise
+rho ~ N(0, sigma^(k)^2 I_d) when sigma^(k) > 0 (Interleaved puts noise on its public steps too, as the thesis
+states, L1455-1470); the epoch ends with the proximal step x <- argmin_x n psi(x) + ||x - v||^2 / (2 eta) (step
+n eta). Only the last iterate x_1^(K+1) is released.
+
+Losses (§4.7.2; the gradients are clipped to norm ``clip`` = G when it is finite, which makes each loss its Huber
+version: the clipped gradient is the exact gradient of a convex loss with the same smoothness for these radial and
+generalised-linear losses, so the convergence theorems apply to the loss that actually ran):
+  mean      f(x; q) = ||x - q||^2 / 2                         L_i = 1
+  ridge     f(x; (a, y)) = (<x, a> - y)^2 (no 1/2, §4.7.2)   L_i = 2 ||a||^2
+  logistic  f(x; (a, y)) = -y log h - (1 - y) log(1 - h), h = sigmoid(<x, a>), y in {0, 1}   L_i = ||a||^2 / 4
+  linear    f(x; q) = -<x, q> (L_i = 0; the privacy audit's loss: no contraction, every step's noise is kept)
+Regularisers psi and their proximal maps at step t = n eta (derived, notes §2.1): none; ridge (lam/2)||x||^2:
+v / (1 + t lam); l1 lam ||x||_1: soft-threshold at t lam; ball (the indicator of {||x|| <= C}): projection.
+
+Randomness: the caller's SeedSequence spawns one child per trial chunk (orders, noise); chunks depend only on the
+parameters, so a seed reproduces a run whatever the machine.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+
+Order = Literal["ig", "so", "rr"]
+LOSSES = ("mean", "ridge", "logistic", "linear")
+REGULARISERS = ("none", "ridge", "l1", "ball")
+CHUNK_FLOATS = 2**21           # trials x d floats per chunk of trials (16 MB per state array)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The data of a run: private records (features A (n, d), targets y (n,)), public records (P (m, d), yp (m,)),
+    the loss and the regulariser with its constant (``lam`` for ridge / l1, ``radius`` C for the ball)."""
+
+    loss: str
+    A: np.ndarray
+    y: np.ndarray
+    P: np.ndarray
+    yp: np.ndarray
+    regulariser: str = "none"
+    lam: float = 0.0
+    radius: float = np.inf
+
+    @property
+    def n(self) -> int:
+        return int(self.A.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.A.shape[1])
+
+    def smoothness(self, public: bool = False) -> np.ndarray:
+        """L_i of each record (Assumption 4.4.2), private or public."""
+        X = self.P if public else self.A
+        sq = np.einsum("ij,ij->i", X, X)
+        if self.loss == "mean":
+            return np.ones(X.shape[0])
+        if self.loss == "ridge":
+            return 2.0 * sq
+        if self.loss == "logistic":
+            return sq / 4.0
+        return np.zeros(X.shape[0])
+
+    @property
+    def mu_psi(self) -> float:
+        """The regulariser's strong convexity (Assumption 4.4.4)."""
+        return self.lam if self.regulariser == "ridge" else 0.0
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The epoch schedule of Alg. 3: per epoch the private steps n_d^(k) and the noise std sigma^(k) (Tables 4.1 /
+    4.2); ``noisy_public``: the public steps carry the epoch's noise too (Interleaved)."""
+
+    private_steps: tuple[int, ...]
+    sigma: tuple[float, ...]
+    noisy_public: bool = False
+
+    @property
+    def K(self) -> int:
+        return len(self.private_steps)
+
+
+def schedule(instance: str, *, n: int, K: int, sigma: float, S: int = 0, n_d: int = 0) -> Schedule:
+    """The instances of Tables 4.1 / 4.2. ``S``: Priv-Pub's private epochs / Pub-Priv's public epochs; ``n_d``:
+    Interleaved's private steps per epoch."""
+    if instance == "shuffleg":
+        return Schedule((n,) * K, (0.0,) * K)
+    if instance == "dp_shuffleg":
+        return Schedule((n,) * K, (sigma,) * K)
+    if instance == "priv_pub":
+        return Schedule((n,) * S + (0,) * (K - S), (sigma,) * S + (0.0,) * (K - S))
+    if instance == "pub_priv":
+        return Schedule((0,) * S + (n,) * (K - S), (0.0,) * S + (sigma,) * (K - S))
+    if instance == "interleaved":
+        return Schedule((n_d,) * K, (sigma,) * K, noisy_public=True)
+    if instance == "public_only":
+        return Schedule((0,) * K, (0.0,) * K)
+    raise ValueError(f"unknown instance {instance!r}")
+
+
+@dataclass(frozen=True)
+class EpochRelease:
+    """What one epoch ran, as its privacy accounting needs it (Lemmas 4.5.2 / 4.6.2): the private steps, the noisy
+    steps after the last private one (the PABI amplification of Interleaved's noisy public steps), the noise std,
+    the clipping norm of the private gradients, the step size, and the most times one private record was read."""
+
+    private_steps: int
+    noisy_steps_after: int
+    sigma: float
+    clip: float
+    eta: float
+    max_record_uses: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Output:
+    last: np.ndarray             # (trials, d): x_1^(K+1)
+    releases: tuple[EpochRelease, ...]
+    clipped_fraction: float      # of the gradient evaluations whose norm exceeded the clipping norm
+
+
+def gradients(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad f(x; (a, y)) for a batch of trials: x, a (T, d), y (T,)."""
+    if loss == "mean":
+        return x - a
+    if loss == "linear":
+        return -a
+    r = np.einsum("ij,ij->i", x, a)
+    if loss == "ridge":
+        return (2.0 * (r - y))[:, None] * a
+    if loss == "logistic":
+        return (0.5 * (1.0 + np.tanh(0.5 * r)) - y)[:, None] * a
+    raise ValueError(f"unknown loss {loss!r}")
+
+
+def clip_rows(g: np.ndarray, G: float) -> tuple[np.ndarray, int]:
+    if not np.isfinite(G):
+        return g, 0
+    norm = np.sqrt(np.einsum("ij,ij->i", g, g))
+    over = norm > G
+    if over.any():
+        g = g * np.where(over, G / np.maximum(norm, 1e-300), 1.0)[:, None]
+    return g, int(over.sum())
+
+
+def prox(reg: str, v: np.ndarray, t: float, lam: float, radius: float) -> np.ndarray:
+    """argmin_x t psi(x) + ||x - v||^2 / 2 for each row of v."""
+    if reg == "none":
+        return v
+    if reg == "ridge":
+        return v / (1.0 + t * lam)
+    if reg == "l1":
+        return np.sign(v) * np.maximum(np.abs(v) - t * lam, 0.0)
+    if reg == "ball":
+        norm = np.sqrt(np.einsum("ij,ij->i", v, v))
+        return v * np.minimum(1.0, radius / np.maximum(norm, 1e-300))[:, None]
+    raise ValueError(f"unknown regulariser {reg!r}")
+
+
+def objective(prob: Problem, x: np.ndarray, clip: float = np.inf) -> np.ndarray:
+    """G(x; D) = (1/n) sum_i f(x; d_i) + psi(x) for each row of x. With a finite ``clip`` G, f is the Huberised loss
+    whose gradient is the clipped one (what the clipped run optimises): the mean loss ||x - q||^2/2 up to distance G,
+    then G ||x - q|| - G^2/2; ridge (r = <x, a> - y): r^2 up to |r| = c = G / (2 ||a||), then 2c|r| - c^2. The
+    logistic loss has no closed Huber form here (its gradient norm is at most ||a||: unclipped when ||a|| <= G)."""
+    r = x @ prob.A.T                                           # (T, n)
+    G = clip
+    if prob.loss == "mean":
+        sq = np.maximum(np.einsum("ij,ij->i", x, x)[:, None] - 2 * r + np.einsum("ij,ij->i", prob.A, prob.A)[None, :],
+                        0.0)
+        if np.isfinite(G):
+            dist = np.sqrt(sq)
+            F = np.where(dist <= G, 0.5 * sq, G * dist - 0.5 * G * G).mean(axis=1)
+        else:
+            F = 0.5 * sq.mean(axis=1)
+    elif prob.loss == "ridge":
+        res = r - prob.y[None, :]
+        if np.isfinite(G):
+            c = G / (2.0 * np.maximum(np.linalg.norm(prob.A, axis=1), 1e-300))[None, :]
+            F = np.where(np.abs(res) <= c, res**2, 2 * c * np.abs(res) - c * c).mean(axis=1)
+        else:
+            F = (res**2).mean(axis=1)
+    elif prob.loss == "logistic":
+        if np.isfinite(G) and np.linalg.norm(prob.A, axis=1).max() > G:
+            raise ValueError("the Huberised logistic loss is not implemented: keep ||a|| <= G (no clipping)")
+        F = (np.logaddexp(0.0, r) - prob.y[None, :] * r).mean(axis=1)
+    else:
+        F = -r.mean(axis=1)
+    return F + penalty(prob, x)
+
+
+def penalty(prob: Problem, x: np.ndarray) -> np.ndarray:
+    if prob.regulariser == "ridge":
+        return 0.5 * prob.lam * np.einsum("ij,ij->i", x, x)
+    if prob.regulariser == "l1":
+        return prob.lam * np.abs(x).sum(axis=1)
+    if prob.regulariser == "ball":
+        norm = np.sqrt(np.einsum("ij,ij->i", x, x))
+        if np.any(norm > prob.radius * (1 + 1e-9)):
+            raise FloatingPointError("an iterate left the ball after its projection")
+    return np.zeros(x.shape[0])
+
+
+def run(prob: Problem, sched: Schedule, *, eta: float, order: Order, x1: np.ndarray, clip: float, trials: int,
+        seq: np.random.SeedSequence) -> Output:
+    """``trials`` independent runs of Alg. 3 from x1 (d,), vectorised across trials."""
+    n, d = prob.n, prob.d
+    per = max(1, min(trials, CHUNK_FLOATS // max(d, 1)))
+    chunks = [per] * (trials // per) + ([trials % per] if trials % per else [])
+    seeds = seq.spawn(len(chunks))
+    lasts, clipped, evals = [], 0, 0
+    for size, s in zip(chunks, seeds):
+        rng = np.random.default_rng(s)
+        x, c, e = _run_chunk(prob, sched, eta=eta, order=order, x1=x1, clip=clip, T=size, rng=rng)
+        lasts.append(x)
+        clipped += c
+        evals += e
+    last = np.concatenate(lasts, axis=0)
+    if not np.all(np.isfinite(last)):
+        raise FloatingPointError("a shuffled-gradient run produced a non-finite iterate (step size too large?)")
+    rel = []
+    for k in range(sched.K):
+        nd, sig = sched.private_steps[k], sched.sigma[k]
+        after = (n - nd) if (sched.noisy_public and sig > 0) else 0
+        rel.append(EpochRelease(private_steps=nd, noisy_steps_after=after, sigma=sig, clip=clip, eta=eta,
+                                max_record_uses=1 if nd else 0))
+    return Output(last=last, releases=tuple(rel), clipped_fraction=clipped / max(evals, 1))
+
+
+def _run_chunk(prob: Problem, sched: Schedule, *, eta: float, order: Order, x1: np.ndarray, clip: float, T: int,
+               rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
+    n, d = prob.n, prob.d
+    x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
+    perm = np.tile(np.arange(n), (T, 1))
+    if order == "so":
+        perm = rng.permuted(perm, axis=1)
+    clipped = evals = 0
+    for k in range(sched.K):
+        if order == "rr":
+            perm = rng.permuted(np.tile(np.arange(n), (T, 1)), axis=1)
+        nd, sig = sched.private_steps[k], sched.sigma[k]
+        for i in range(nd):
+            idx = perm[:, i]
+            g, c = clip_rows(gradients(prob.loss, x, prob.A[idx], prob.y[idx]), clip)
+            clipped += c
+            if sig > 0:
+                g = g + sig * rng.standard_normal((T, d))
+            x = x - eta * g
+        noisy = sig > 0 and sched.noisy_public
+        for j in range(n - nd):
+            a = np.broadcast_to(prob.P[j], (T, d))
+            yj = np.broadcast_to(prob.yp[j], (T,))
+            g, c = clip_rows(gradients(prob.loss, x, a, yj), clip)
+            clipped += c
+            if noisy:
+                g = g + sig * rng.standard_normal((T, d))
+            x = x - eta * g
+        evals += n * T
+        x = prox(prob.regulariser, x, n * eta, prob.lam, prob.radius)
+    return x, clipped, evals
+
+
+def optimum(prob: Problem, clip: float = np.inf) -> tuple[np.ndarray, float]:
+    """x* = argmin G(x; D) (the Huberised losses with a finite ``clip``) and the norm of its proximal-gradient
+    residual (a certificate: 0 at the exact minimiser). Closed forms for the mean loss (none / ridge / ball) and for
+    ridge with a ridge or no regulariser, kept when no record's gradient is clipped at them (the Huberised objective
+    then has the same minimiser); otherwise FISTA on the composite objective to a residual of 1e-12 (at most 200,000
+    iterations)."""
+    A, y, n = prob.A, prob.y, prob.n
+    x = None
+    if prob.loss == "mean":
+        qbar = A.mean(axis=0)
+        x = {"ridge": qbar / (1.0 + prob.lam), "none": qbar}.get(prob.regulariser)
+        if prob.regulariser == "ball":
+            x = prox("ball", qbar[None, :], 1.0, 0.0, prob.radius)[0]
+    elif prob.loss == "ridge" and prob.regulariser in ("none", "ridge"):
+        lam = prob.lam if prob.regulariser == "ridge" else 0.0
+        x = np.linalg.solve(2.0 / n * A.T @ A + lam * np.eye(prob.d), 2.0 / n * A.T @ y)
+    L = max(float(prob.smoothness().mean()) + (prob.lam if prob.regulariser == "ridge" else 0.0), 1e-12)
+    t = 1.0 / L
+    if x is not None and _unclipped(prob, x, clip):
+        return x, _residual(prob, x, t, clip) if prob.loss != "mean" else 0.0
+    x = np.zeros(prob.d) if x is None else x
+    z, s = x.copy(), 1.0
+    for _ in range(200_000):
+        g = full_gradient(prob, z, clip)
+        x_new = prox(prob.regulariser, (z - t * g)[None, :], t, prob.lam, prob.radius)[0]
+        s_new = (1 + np.sqrt(1 + 4 * s * s)) / 2
+        z = x_new + (s - 1) / s_new * (x_new - x)
+        x, s = x_new, s_new
+        if _residual(prob, x, t, clip) < 1e-12:
+            break
+    return x, _residual(prob, x, t, clip)
+
+
+def _unclipped(prob: Problem, x: np.ndarray, clip: float) -> bool:
+    if not np.isfinite(clip):
+        return True
+    g = gradients(prob.loss, np.ascontiguousarray(np.broadcast_to(x, prob.A.shape)), prob.A, prob.y)
+    return bool(np.sqrt(np.einsum("ij,ij->i", g, g)).max() <= clip)
+
+
+def full_gradient(prob: Problem, x: np.ndarray, clip: float = np.inf) -> np.ndarray:
+    """grad F(x; D) = (1/n) sum_i grad f(x; d_i), each clipped to ``clip``."""
+    X = np.broadcast_to(x, prob.A.shape)
+    return clip_rows(gradients(prob.loss, np.ascontiguousarray(X), prob.A, prob.y), clip)[0].mean(axis=0)
+
+
+def _residual(prob: Problem, x: np.ndarray, t: float, clip: float = np.inf) -> float:
+    g = full_gradient(prob, x, clip)
+    return float(np.linalg.norm(x - prox(prob.regulariser, (x - t * g)[None, :], t, prob.lam, prob.radius)[0]) / t)
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The per-instance constants of Thm 4.4.7 computed from the data of the run (notes §1): L = mean L_i,
+    L* = max L_i, the public L~*, sigma_any^2 = (1/n) sum ||grad f_i(x*)||^2, and per epoch L^(k), L^(k)*, L_H^(k)
+    (upper bounds over the records RR may put in D^(k): the largest values any subset reaches), C_n^(k) and
+    (1/n) sum_{i = n_d + 1}^{n - 1} (C_i^(k))^2 (upper bounds, see ``dissimilarity``)."""
+
+    L: float
+    L_star: float
+    L_pub_star: float
+    L_pub_mean: float
+    sigma_any2: float
+    L_hat: tuple[float, ...]
+    L_hat_star: tuple[float, ...]
+    L_H: tuple[float, ...]
+    C_n: tuple[float, ...]
+    C_vanishing: tuple[float, ...]
+    exact_dissimilarity: bool
+
+
+def constants(prob: Problem, sched: Schedule, x_star: np.ndarray, clip: float = np.inf) -> Constants:
+    """(The Huberised losses of a finite ``clip`` have the same smoothness; sigma_any^2 uses their clipped
+    gradients, the dissimilarity the bound for clipped gradients in ``dissimilarity``.)"""
+    n = prob.n
+    Li, Lp = prob.smoothness(), prob.smoothness(public=True)
+    g = clip_rows(gradients(prob.loss, np.ascontiguousarray(np.broadcast_to(x_star, prob.A.shape)), prob.A, prob.y),
+                  clip)[0]
+    top = np.sort(Li)[::-1]
+    L_hat, L_hat_star, L_H, C_n, C_van = [], [], [], [], []
+    exact = True
+    for k in range(sched.K):
+        nd = sched.private_steps[k]
+        m = n - nd
+        L_hat.append((top[:nd].sum() + Lp[:m].sum()) / n)
+        L_hat_star.append(max(top[:nd].max() if nd else 0.0, Lp[:m].max() if m else 0.0))
+        L_H.append(surrogate_smoothness(prob, m))
+        cn, cv, ex = dissimilarity(prob, nd, clip)
+        C_n.append(cn)
+        C_van.append(cv)
+        exact = exact and ex
+    return Constants(L=float(Li.mean()), L_star=float(Li.max()), L_pub_star=float(Lp.max()) if len(Lp) else 0.0,
+                     L_pub_mean=float(Lp.mean()) if len(Lp) else 0.0,
+                     sigma_any2=float(np.einsum("ij,ij->i", g, g).mean()), L_hat=tuple(map(float, L_hat)),
+                     L_hat_star=tuple(map(float, L_hat_star)), L_H=tuple(map(float, L_H)),
+                     C_n=tuple(map(float, C_n)), C_vanishing=tuple(map(float, C_van)), exact_dissimilarity=exact)
+
+
+def surrogate_smoothness(prob: Problem, m: int) -> float:
+    """An upper bound on L_H^(k) (Assumption 4.4.5): H = (1/n)(sum of f over the m private records left out of
+    D^(k) - sum over the m public records used); its Hessian is a difference of two positive semi-definite sums, so
+    its norm is at most the larger of the two norms, each at most the sum of the m largest per-record curvature
+    bounds (the mean loss: the Hessians cancel, L_H = 0; the linear loss: 0)."""
+    if m == 0 or prob.loss in ("mean", "linear"):
+        return 0.0
+    Li, Lp = prob.smoothness(), prob.smoothness(public=True)
+    return float(max(np.sort(Li)[::-1][:m].sum(), Lp[:m].sum()) / prob.n)
+
+
+def dissimilarity(prob: Problem, nd: int, clip: float = np.inf) -> tuple[float, float, bool]:
+    """Upper bounds on C_n^(k) and (1/n) sum_{i=nd+1}^{n-1} (C_i^(k))^2 (Assumption 4.4.6, read as the largest value
+    over x and over the permutations: no reading of its expectation can exceed it), for the mean loss, whose
+    gradient difference grad f(x; d) - grad f(x; p) = p - d does not depend on x. With m = i - nd public records:
+    C_i <= ||sum_{j<=m} p_j - m dbar|| + (sum of the m largest ||d - dbar||) (any m distinct private records), exact
+    when m = n (all records: ||sum p - sum d||). For other losses the difference grows with ||x|| and no finite C
+    exists on R^d: infinity (the bound checks of the public variants are then inapplicable). Clipped (Huberised) mean
+    losses: clipping (a projection onto the G-ball) is non-expansive but breaks the cancellations in a sum, so each
+    difference is bounded alone: C_i <= sum_{j<=m} min(max_d ||p_j - d||, 2G)."""
+    n, m_max = prob.n, prob.n - nd
+    if m_max == 0:
+        return 0.0, 0.0, True
+    if prob.loss != "mean":
+        return np.inf, np.inf, False
+    if np.isfinite(clip):
+        far = np.sqrt(np.maximum(np.einsum("ij,ij->i", prob.P[:m_max], prob.P[:m_max])[:, None]
+                                 - 2 * prob.P[:m_max] @ prob.A.T + np.einsum("ij,ij->i", prob.A, prob.A)[None, :],
+                                 0.0)).max(axis=1)
+        Cc = np.concatenate([[0.0], np.cumsum(np.minimum(far, 2 * clip))])
+        return float(Cc[m_max]), float((Cc[1:m_max] ** 2).sum() / n), False
+    dbar = prob.A.mean(axis=0)
+    dev = np.sort(np.linalg.norm(prob.A - dbar, axis=1))[::-1]
+    cum_dev = np.concatenate([[0.0], np.cumsum(dev)])
+    cum_p = np.cumsum(prob.P[:m_max], axis=0)
+    C = np.empty(m_max + 1)
+    C[0] = 0.0
+    for m in range(1, m_max + 1):
+        C[m] = np.linalg.norm(cum_p[m - 1] - m * dbar) + cum_dev[m]
+    exact = m_max == n
+    if exact:
+        C[n] = float(np.linalg.norm(cum_p[n - 1] - prob.A.sum(axis=0)))
+    vanishing = float((C[1:m_max] ** 2).sum() / n)       # i = nd + 1 .. n - 1, i.e. m = 1 .. m_max - 1
+    return float(C[m_max]), vanishing, exact
+
+
+def exact_noise_excess(prob: Problem, sched: Schedule, eta: float) -> float | None:
+    """E[G(x_1^(K+1))] - G* >= (mu_G / 2) d v_K exactly, for the mean loss with the ridge or no regulariser and no
+    clipping: the iteration is then linear, x <- (1 - eta) x + eta q - eta rho per step and x <- x / (1 + n eta lam)
+    per epoch, so the noise part of x_1^(K+1) is independent of the orders and Gaussian with per-coordinate variance
+    v_{k+1} = c^2 v_k + s_k, c = (1 - eta)^n / (1 + n eta lam), s_k = eta^2 sigma_k^2 sum over the noisy steps i of
+    (1 - eta)^{2(n - i)} / (1 + n eta lam)^2; G is quadratic with Hessian (1 + lam) I, so E[G] - G* = ((1 + lam)/2)
+    (||E x - x*||^2 + tr Cov) >= ((1 + lam)/2) d v_K, with equality when the noiseless run sits at x*. None for
+    other problems."""
+    if prob.loss != "mean" or prob.regulariser not in ("none", "ridge"):
+        return None
+    lam = prob.lam if prob.regulariser == "ridge" else 0.0
+    n = prob.n
+    shrink = 1.0 + n * eta * lam
+    c = (1.0 - eta) ** n / shrink
+    w = (1.0 - eta) ** (2.0 * np.arange(n - 1, -1, -1))      # step i = 1..n: (1 - eta)^(2(n - i))
+    v = 0.0
+    for k in range(sched.K):
+        sig = sched.sigma[k]
+        nd = sched.private_steps[k]
+        noisy = w[:nd].sum() + (w[nd:].sum() if sched.noisy_public else 0.0)
+        v = c * c * v + eta**2 * sig**2 * noisy / shrink**2
+    return float((1.0 + lam) / 2.0 * prob.d * v)

@@ -26,6 +26,7 @@ parameters, so a seed reproduces a run whatever the machine.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -131,6 +132,7 @@ class Output:
     last: np.ndarray             # (trials, d): x_1^(K+1)
     releases: tuple[EpochRelease, ...]
     clipped_fraction: float      # of the gradient evaluations whose norm exceeded the clipping norm
+    trace: np.ndarray | None = None     # (K, trials, d): x_1^(k+1) after every epoch, when asked for
 
 
 def gradients(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -157,8 +159,8 @@ def clip_rows(g: np.ndarray, G: float) -> tuple[np.ndarray, int]:
     return g, int(over.sum())
 
 
-def prox(reg: str, v: np.ndarray, t: float, lam: float, radius: float) -> np.ndarray:
-    """argmin_x t psi(x) + ||x - v||^2 / 2 for each row of v."""
+def prox(reg: str, v: np.ndarray, t: float | np.ndarray, lam: float, radius: float) -> np.ndarray:
+    """argmin_x t psi(x) + ||x - v||^2 / 2 for each row of v (t: one step, or a (rows, 1) column of them)."""
     if reg == "none":
         return v
     if reg == "ridge":
@@ -214,20 +216,26 @@ def penalty(prob: Problem, x: np.ndarray) -> np.ndarray:
     return np.zeros(x.shape[0])
 
 
-def run(prob: Problem, sched: Schedule, *, eta: float, order: Order, x1: np.ndarray, clip: float, trials: int,
-        seq: np.random.SeedSequence) -> Output:
-    """``trials`` independent runs of Alg. 3 from x1 (d,), vectorised across trials."""
+def run(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order: Order, x1: np.ndarray, clip: float,
+        trials: int, seq: np.random.SeedSequence, trace: bool = False) -> Output:
+    """``trials`` independent runs of Alg. 3 from x1 (d,), vectorised across trials. ``eta``: one step for all, or
+    one per trial (a step-size grid run side by side). ``trace``: keep x_1^(k+1) after every epoch."""
     n, d = prob.n, prob.d
-    per = max(1, min(trials, CHUNK_FLOATS // max(d, 1)))
+    per = max(1, min(trials, CHUNK_FLOATS // max(d * (sched.K if trace else 1), 1)))
     chunks = [per] * (trials // per) + ([trials % per] if trials % per else [])
     seeds = seq.spawn(len(chunks))
-    lasts, clipped, evals = [], 0, 0
+    steps = np.broadcast_to(np.asarray(eta, dtype=np.float64), (trials,))
+    lasts, traces, clipped, evals, start = [], [], 0, 0, 0
     for size, s in zip(chunks, seeds):
         rng = np.random.default_rng(s)
-        x, c, e = _run_chunk(prob, sched, eta=eta, order=order, x1=x1, clip=clip, T=size, rng=rng)
+        e_chunk = steps[start:start + size, None] if np.ndim(eta) else float(eta)
+        x, c, e, tr = _run_chunk(prob, sched, eta=e_chunk, order=order, x1=x1, clip=clip, T=size, rng=rng,
+                                 trace=trace)
         lasts.append(x)
+        traces.append(tr)
         clipped += c
         evals += e
+        start += size
     last = np.concatenate(lasts, axis=0)
     if not np.all(np.isfinite(last)):
         raise FloatingPointError("a shuffled-gradient run produced a non-finite iterate (step size too large?)")
@@ -235,42 +243,73 @@ def run(prob: Problem, sched: Schedule, *, eta: float, order: Order, x1: np.ndar
     for k in range(sched.K):
         nd, sig = sched.private_steps[k], sched.sigma[k]
         after = (n - nd) if (sched.noisy_public and sig > 0) else 0
-        rel.append(EpochRelease(private_steps=nd, noisy_steps_after=after, sigma=sig, clip=clip, eta=eta,
-                                max_record_uses=1 if nd else 0))
-    return Output(last=last, releases=tuple(rel), clipped_fraction=clipped / max(evals, 1))
+        rel.append(EpochRelease(private_steps=nd, noisy_steps_after=after, sigma=sig, clip=clip,
+                                eta=float(steps.max()), max_record_uses=1 if nd else 0))
+    return Output(last=last, releases=tuple(rel), clipped_fraction=clipped / max(evals, 1),
+                  trace=np.concatenate([t for t in traces if t is not None], axis=1) if trace else None)
 
 
-def _run_chunk(prob: Problem, sched: Schedule, *, eta: float, order: Order, x1: np.ndarray, clip: float, T: int,
-               rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
+def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order: Order, x1: np.ndarray,
+               clip: float, T: int, rng: np.random.Generator,
+               trace: bool = False) -> tuple[np.ndarray, int, int, np.ndarray | None]:
+    """One chunk of trials. Each epoch: the order (RR), then its noise in blocks of steps drawn in step order (the
+    same stream as one draw per step), the private records gathered once in the epoch's order, then the steps."""
     n, d = prob.n, prob.d
     x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
     perm = np.tile(np.arange(n), (T, 1))
     if order == "so":
         perm = rng.permuted(perm, axis=1)
     clipped = evals = 0
+    kept = np.empty((sched.K, T, d)) if trace else None
+    block = max(1, CHUNK_FLOATS // (T * d))
+    G2 = clip * clip if np.isfinite(clip) else np.inf
     for k in range(sched.K):
         if order == "rr":
             perm = rng.permuted(np.tile(np.arange(n), (T, 1)), axis=1)
         nd, sig = sched.private_steps[k], sched.sigma[k]
-        for i in range(nd):
-            idx = perm[:, i]
-            g, c = clip_rows(gradients(prob.loss, x, prob.A[idx], prob.y[idx]), clip)
-            clipped += c
-            if sig > 0:
-                g = g + sig * rng.standard_normal((T, d))
-            x = x - eta * g
-        noisy = sig > 0 and sched.noisy_public
-        for j in range(n - nd):
-            a = np.broadcast_to(prob.P[j], (T, d))
-            yj = np.broadcast_to(prob.yp[j], (T,))
-            g, c = clip_rows(gradients(prob.loss, x, a, yj), clip)
-            clipped += c
-            if noisy:
-                g = g + sig * rng.standard_normal((T, d))
-            x = x - eta * g
+        noisy = (nd + (n - nd if sched.noisy_public else 0)) if sig > 0 else 0
+        A_ep = np.ascontiguousarray(prob.A[perm[:, :nd]].transpose(1, 0, 2)) if nd else None    # (nd, T, d)
+        y_ep = np.ascontiguousarray(prob.y[perm[:, :nd]].T) if nd else None                     # (nd, T)
+        Z = None
+        for i in range(n):
+            if i < noisy and i % block == 0:
+                Z = sig * rng.standard_normal((min(block, noisy - i), T, d))
+            if i < nd:
+                assert A_ep is not None and y_ep is not None
+                a, yi = A_ep[i], y_ep[i]
+            else:
+                a, yi = prob.P[i - nd], prob.yp[i - nd]
+            g = _gradient(prob.loss, x, a, yi)
+            if G2 < np.inf:
+                nrm2 = np.einsum("ij,ij->i", g, g)
+                over = int(np.count_nonzero(nrm2 > G2))
+                if over:
+                    clipped += over
+                    g *= np.minimum(1.0, clip / np.sqrt(np.maximum(nrm2, 1e-300)))[:, None]
+            if i < noisy:
+                assert Z is not None
+                g += Z[i % block]
+            g *= eta
+            x -= g
         evals += n * T
         x = prox(prob.regulariser, x, n * eta, prob.lam, prob.radius)
-    return x, clipped, evals
+        if kept is not None:
+            kept[k] = x
+    return x, clipped, evals, kept
+
+
+def _gradient(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray | float) -> np.ndarray:
+    """grad f(x; (a, y)) for a batch of trials (a: (T, d) or one record (d,), broadcast); a new array."""
+    if loss == "mean":
+        return x - a
+    if loss == "linear":
+        return np.broadcast_to(-a, x.shape).copy()
+    r = x @ a if a.ndim == 1 else np.einsum("ij,ij->i", x, a)
+    if loss == "ridge":
+        return (2.0 * (r - y))[:, None] * a
+    if loss == "logistic":
+        return (0.5 * (1.0 + np.tanh(0.5 * r)) - y)[:, None] * a
+    raise ValueError(f"unknown loss {loss!r}")
 
 
 def optimum(prob: Problem, clip: float = np.inf) -> tuple[np.ndarray, float]:
@@ -439,3 +478,22 @@ def exact_noise_excess(prob: Problem, sched: Schedule, eta: float) -> float | No
         noisy = w[:nd].sum() + (w[nd:].sum() if sched.noisy_public else 0.0)
         v = c * c * v + eta**2 * sig**2 * noisy / shrink**2
     return float((1.0 + lam) / 2.0 * prob.d * v)
+
+
+def exact_constant_excess(*, n: int, d: int, K: int, eta: float, sigma: float, lam: float, offset: float) -> dict:
+    """E[G(x_1^(K+1))] - G(x*) in closed form for DP-ShuffleG on the mean loss with every record at 0, psi =
+    (lam/2)||x||^2 (x* = 0), no clipping, started at offset e_1: the noiseless iterate is deterministic (every order
+    is the same), m_{k+1} = c m_k with c = (1 - eta)^n / (1 + n eta lam), and the noise is Gaussian with per-coordinate
+    variance v_K = s (1 - c^(2K)) / (1 - c^2), s = eta^2 sigma^2 sum_{j<n} (1 - eta)^(2j) / (1 + n eta lam)^2; G - G* =
+    ((1 + lam)/2) ||x||^2, so the expectation is ((1 + lam)/2)(c^(2K) offset^2 + d v_K). Log-space powers: no
+    overflow or underflow for any n, K. (Pinned against ``exact_noise_excess`` and simulation in the tests.)"""
+    log1m = math.log1p(-eta)
+    shrink = 1.0 + n * eta * lam
+    log_c = n * log1m - math.log(shrink)
+    c2 = math.exp(2 * log_c)
+    c2K = math.exp(2 * K * log_c)
+    geo = -math.expm1(2 * n * log1m) / -math.expm1(2 * log1m) if eta > 0 else float(n)   # sum_{j<n} (1-eta)^(2j)
+    s = eta**2 * sigma**2 * geo / shrink**2
+    v = s * -math.expm1(2 * K * log_c) / (1.0 - c2) if c2 < 1 else s * K
+    return {"mean_part": (1 + lam) / 2 * c2K * offset**2, "noise_part": (1 + lam) / 2 * d * v,
+            "total": (1 + lam) / 2 * (c2K * offset**2 + d * v)}

@@ -242,6 +242,13 @@ FAILING_TESTS = {
     "injected_noise": "tests/test_shuffleg.py::test_noise_missing_on_public_steps_is_caught_by_injected_noise",
     "corollary_bound": "tests/test_shuffleg.py::test_a_wrong_prox_step_is_caught_by_corollary_bound",
     "theorem_bound": "tests/test_shuffleg.py::test_the_noise_term_of_cor_451_fails_exactly_at_small_steps",
+    "interleaved_best": "tests/test_shuffleg.py::test_interleaved_noise_without_its_amplification_is_caught_by_interleaved_best",
+    "public_only_suboptimal": "tests/test_shuffleg.py::test_public_only_on_unshifted_public_data_makes_public_only_suboptimal_fail",
+    "privacy_term_order": "tests/test_shuffleg.py::test_a_wrong_factorisation_is_caught_by_privacy_term_order",
+    "dissimilarity_order": "tests/test_shuffleg.py::test_a_permuted_public_copy_makes_dissimilarity_order_fail",
+    "eq413_rate": "tests/test_shuffleg.py::test_eq413_rate_and_exact_bound_fail_at_the_thesis_schedule",
+    "exact_bound": "tests/test_shuffleg.py::test_eq413_rate_and_exact_bound_fail_at_the_thesis_schedule",
+    "exact_vs_simulation": "tests/test_shuffleg.py::test_a_step_off_the_closed_form_is_caught_by_exact_vs_simulation",
     # verifiers/checks/element_sum.py (seed 002's subsampled Gaussian element sum (4), Cor 2.4, Cor 2.5)
     "sum_accounting": "tests/test_element_sum.py::test_wrong_sensitivity_in_the_claim_is_caught_by_accounting",
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",

@@ -186,3 +186,79 @@ def test_the_noise_term_of_cor_451_fails_exactly_at_small_steps():
     assert terms is not None and pt["exact_noise_excess"] > 1.5 * terms.total
     assert verdict("corollary_bound", [pt]) == "fail"
     assert verdict("theorem_bound", [pt]) == "fail"
+
+
+# --- the comparisons and the rate ---------------------------------------------------------------------------------
+
+def grid(**kw) -> dict:
+    p = cat.ShuffleGGridParams.model_validate({"data": "gaussian", "loss": "mean", "regulariser": "ridge", "lam": 1.0,
+                                               "n": 100, "d": 2, "K": 10, "tune_trials": 3,
+                                               "permutations": 200} | kw).model_dump()
+    cat.grid_rules(p)
+    return {"value": p["epsilon"]} | cat.grid_point(p, 100, np.random.SeedSequence(11))
+
+
+def grid_verdict(kind: str, pts: list[dict]) -> str:
+    c = MechanismCheck(id="c", kind=kind, confidence=0.99)
+    return cat.SHUFFLEG_GRID_CHECKS.get(kind)(c, "shuffleg_grid", pts).verdict
+
+
+def test_interleaved_noise_without_its_amplification_is_caught_by_interleaved_best(monkeypatch):
+    kw = dict(shift=1.0, centre=2.0, epsilon=5.0, n=500, K=20)
+    assert grid_verdict("interleaved_best", [grid(**kw)]) == "pass"
+    real = cat.inverse_m
+    # Interleaved calibrated as if its public steps carried no noise (m = 1 per epoch instead of n + 1 - n_d)
+    monkeypatch.setattr(cat, "inverse_m", lambda inst, n, K, S, nd: K if inst == "interleaved" else real(inst, n, K, S, nd))
+    assert grid_verdict("interleaved_best", [grid(**kw)]) == "fail"
+
+
+def test_public_only_on_unshifted_public_data_makes_public_only_suboptimal_fail():
+    assert grid_verdict("public_only_suboptimal", [grid(shift=0.0, centre=2.0, epsilon=0.5)]) == "fail"
+
+
+def test_a_wrong_factorisation_is_caught_by_privacy_term_order(monkeypatch):
+    pt = grid(shift=1.0, epsilon=5.0)
+    assert grid_verdict("privacy_term_order", [pt]) == "pass"
+    from verifiers.checks import shuffleg_grid as sgc
+    monkeypatch.setattr(sgc.sp, "factor", lambda e: e + 1)
+    assert grid_verdict("privacy_term_order", [pt]) == "fail"
+
+
+def test_a_permuted_public_copy_makes_dissimilarity_order_fail():
+    assert grid_verdict("dissimilarity_order", [grid(data="mirror", shift=0.0)]) == "fail"
+
+
+def rate(n: int, trials: int = 200) -> dict:
+    p = cat.ShuffleGRateParams.model_validate({"n": n}).model_dump()
+    return {"value": n} | cat.rate_point(p, trials, np.random.SeedSequence(n))
+
+
+def rate_verdict(kind: str, pts: list[dict]) -> str:
+    c = MechanismCheck(id="c", kind=kind, confidence=0.99)
+    return cat.SHUFFLEG_RATE_CHECKS.get(kind)(c, "shuffleg_rate", pts).verdict
+
+
+def test_eq413_rate_and_exact_bound_fail_at_the_thesis_schedule():
+    pts = [rate(n) for n in (10**6, 10**7, 10**8)]
+    assert rate_verdict("eq413_rate", pts) == "fail"
+    assert rate_verdict("exact_bound", pts) == "fail"
+    assert rate_verdict("exact_bound", pts[:2]) == "pass"
+
+
+def test_a_step_off_the_closed_form_is_caught_by_exact_vs_simulation(monkeypatch):
+    assert rate_verdict("exact_vs_simulation", [rate(100, 2000)]) == "pass"
+    real = sg._run_chunk
+
+    def double_step(prob, sched, *, eta, **kw):
+        return real(prob, sched, eta=1.5 * eta, **kw)
+
+    monkeypatch.setattr(sg, "_run_chunk", double_step)
+    assert rate_verdict("exact_vs_simulation", [rate(100, 2000)]) == "fail"
+
+
+def test_exact_constant_excess_agrees_with_the_noise_recursion():
+    n, d, K, eta, sig, lam = 30, 3, 40, 0.004, 3.0, 0.5
+    prob = sg.Problem("mean", np.zeros((n, d)), np.zeros(n), np.zeros((n, d)), np.zeros(n), "ridge", lam)
+    ex = sg.exact_constant_excess(n=n, d=d, K=K, eta=eta, sigma=sig, lam=lam, offset=0.0)
+    assert ex["total"] == pytest.approx(sg.exact_noise_excess(prob, sg.schedule("dp_shuffleg", n=n, K=K, sigma=sig),
+                                                              eta), rel=1e-10)

@@ -1,0 +1,152 @@
+"""Checks of seed 003 ch. 4's comparisons (the ``shuffleg_grid`` mechanism, catalog/shuffleg_003.py): the methods
+at equal privacy (§4.6.6, Table 4.4; the experiments of §4.7.5 / Fig. 4.2). Lnnn = line of
+../shared/seeds/003_56e8b1c3300cdeae.txt.
+
+- ``interleaved_best`` (§4.7.5, L1800-1812: "Interleaved ... consistently best at smaller epsilon"; §4.6.6, L1752:
+  it "achieves a lower empirical excess risk than" Priv-Pub and Pub-Priv): at the smallest epsilon of the spec,
+  one-sided Welch tests of Interleaved's mean final excess against each of DP-ShuffleG, Priv-Pub and Pub-Priv
+  (Bonferroni over the three). Pass when Interleaved is significantly lower than all three, fail when one of them is
+  significantly lower than Interleaved, else inconclusive. Every epsilon is shown.
+- ``public_only_suboptimal`` (§4.7.5: "Public Only plateaus at a suboptimal loss" under distribution shift): at the
+  largest epsilon, Public Only's mean final excess against the best private method's (one-sided Welch): pass when
+  significantly above, fail when significantly below, else inconclusive.
+- ``privacy_term_order`` (Table 4.4 / §4.6.6, L1748: Interleaved's privacy term (1/(n((1-p)n+1)))^(2/3) is at most
+  Priv-Pub's / Pub-Priv's (p/n)^(2/3) "for p >= 1/n"): exact. SymPy factors p((1-p)n + 1) - 1 = (1 - p)(np - 1),
+  which is >= 0 exactly on [1/n, 1]; the check verifies the factorisation and evaluates both terms at the spec's
+  (n, p), and reports the ratio of the corollaries' own noise terms at equal privacy and equal step.
+- ``dissimilarity_order`` (§4.6.6, L1750: "Clearly C_n^part <= C_n^full"): exact on the data set of the run, for
+  the mean loss (x-free gradient differences): C_n^full exactly; C_n^part between a lower bound (the largest value
+  over searched orders: the max over all orders can only be larger) and an upper bound. Fail when the lower bound
+  exceeds C_n^full, pass when the upper bound does not, else inconclusive; the RR-mean reading is reported.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import sympy as sp
+from scipy import stats
+
+from algorithms.registry import Registry
+from verifiers.checks.base import CheckResult, cited_result, exact_result
+
+SEED = "seed 003 (Jiang's thesis) ch. 4"
+PRIVATE = ("dp_shuffleg", "priv_pub", "pub_priv")
+
+
+def welch_less(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(p-value of 'mean a < mean b', p-value of 'mean a > mean b'), one-sided Welch t-tests. Two samples without
+    spread (deterministic runs: Public Only, or a method its step turned into Public Only) are compared exactly."""
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return (0.0, 1.0) if a[0] < b[0] else (1.0, 0.0) if a[0] > b[0] else (1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
+        t = stats.ttest_ind(a, b, equal_var=False)
+    half = float(t.pvalue) / 2
+    return (half, 1 - half) if t.statistic < 0 else (1 - half, half)
+
+
+def interleaved_best(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    level = (1 - check.confidence) / len(PRIVATE)
+    rows = []
+    for pt in points:
+        inter = np.asarray(pt["instances"]["interleaved"]["excess"])
+        row: dict = {"epsilon": pt["value"], "interleaved": float(inter.mean())}
+        better, worse = [], []
+        for other in PRIVATE:
+            o = np.asarray(pt["instances"][other]["excess"])
+            lo, hi = welch_less(inter, o)
+            row[other] = float(o.mean())
+            row[f"p_{other}"] = lo
+            if lo < level:
+                better.append(other)
+            if hi < level:
+                worse.append(other)
+        row["verdict"] = "fail" if worse else "pass" if len(better) == len(PRIVATE) else "inconclusive"
+        row["beaten_by"] = ", ".join(worse) or "-"
+        rows.append(row)
+    judged = min(rows, key=lambda r: r["epsilon"] if r["epsilon"] is not None else 0)
+    v = judged["verdict"]
+    summary = (f"at epsilon = {judged['epsilon']:g}: Interleaved {judged['interleaved']:.4g} against DP-ShuffleG "
+               f"{judged['dp_shuffleg']:.4g}, Priv-Pub {judged['priv_pub']:.4g}, Pub-Priv {judged['pub_priv']:.4g}"
+               + (f"; beaten by {judged['beaten_by']}" if judged["beaten_by"] != "-" else ""))
+    return cited_result(check, f"{SEED}: §4.7.5 / Fig. 4.2 (Interleaved best at the smaller epsilon), §4.6.6 (L1752)",
+                        ("003 §4.7.5 / Fig. 4.2",), v, summary, confidence=check.confidence, rows=rows,
+                        measured=judged["interleaved"], bound=min(judged[o] for o in PRIVATE))
+
+
+def public_only_suboptimal(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows = []
+    for pt in points:
+        pub = np.asarray(pt["instances"]["public_only"]["excess"])
+        best = min(PRIVATE + ("interleaved",), key=lambda k: float(np.mean(pt["instances"][k]["excess"])))
+        b = np.asarray(pt["instances"][best]["excess"])
+        lo, hi = welch_less(b, pub)                  # lo: the best private method below Public Only
+        v = "pass" if lo < 1 - check.confidence else "fail" if hi < 1 - check.confidence else "inconclusive"
+        rows.append({"epsilon": pt["value"], "public_only": float(pub.mean()), "best_private": best,
+                     "best_private_excess": float(b.mean()), "p_value": lo, "verdict": v})
+    judged = max(rows, key=lambda r: r["epsilon"] if r["epsilon"] is not None else 0)
+    summary = (f"at epsilon = {judged['epsilon']:g}: Public Only {judged['public_only']:.4g} against the best "
+               f"private method ({judged['best_private']}) {judged['best_private_excess']:.4g}")
+    return cited_result(check, f"{SEED}: §4.7.5 / Fig. 4.2 (Public Only plateaus at a suboptimal loss)",
+                        ("003 §4.7.5 / Fig. 4.2",), judged["verdict"], summary, confidence=check.confidence, rows=rows,
+                        measured=judged["public_only"], bound=judged["best_private_excess"])
+
+
+def privacy_term_order(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    p_, n_ = sp.symbols("p n", positive=True)
+    gap = sp.factor(p_ * ((1 - p_) * n_ + 1) - 1)
+    factored = sp.simplify(gap - (1 - p_) * (n_ * p_ - 1)) == 0
+    rows, failed = [], False
+    for pt in points:
+        n, p = pt["params"]["n"], pt["params"]["p"]
+        inter = (1 / (n * ((1 - p) * n + 1))) ** (2 / 3)
+        pp = (p / n) ** (2 / 3)
+        holds = inter <= pp * (1 + 1e-12)
+        applies = p >= 1 / n
+        failed = failed or (applies and not holds)
+        s_int, s_pp = pt["instances"]["interleaved"]["sigma"], pt["instances"]["priv_pub"]["sigma"]
+        K, S = pt["params"]["K"], pt["instances"]["priv_pub"]["S"]
+        ratio = (s_int**2 * (1 + math.log(K))) / (s_pp**2 * (1 + math.log(S)))
+        rows.append({"epsilon": pt["value"], "n": n, "p": p, "interleaved_term": inter, "priv_pub_term": pp,
+                     "p_at_least_1_over_n": applies, "holds": holds, "noise_term_ratio_cor461": ratio})
+    v = "fail" if failed or not factored else "pass"
+    summary = (f"p((1-p)n+1) - 1 = {gap} (>= 0 exactly for p in [1/n, 1]); at n = {rows[0]['n']}, p = {rows[0]['p']}: "
+               f"{rows[0]['interleaved_term']:.4g} <= {rows[0]['priv_pub_term']:.4g}; the corollaries' noise terms "
+               f"at equal privacy and step: Interleaved / Priv-Pub = {rows[0]['noise_term_ratio_cor461']:.3g}")
+    return exact_result(check, "Table 4.4", f"{SEED}: Table 4.4 and §4.6.6 (L1748)", ("003 Table 4.4", "003 §4.6.6 (ordering)"),
+                        v, summary, measured=rows[0]["interleaved_term"], bound=rows[0]["priv_pub_term"], rows=rows)
+
+
+def dissimilarity_order(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows, verdicts = [], []
+    for pt in points:
+        dv = pt["dissimilarity"]
+        if dv is None:
+            rows.append({"epsilon": pt["value"], "verdict": "inapplicable", "why": "not the mean loss"})
+            verdicts.append("inapplicable")
+            continue
+        v = ("fail" if dv["C_part_lower"] > dv["C_full"] * (1 + 1e-12) + 1e-12 else
+             "pass" if dv["C_part_upper"] <= dv["C_full"] else "inconclusive")
+        verdicts.append(v)
+        rows.append({"epsilon": pt["value"], **dv, "verdict": v})
+    v = "fail" if "fail" in verdicts else "inapplicable" if all(x == "inapplicable" for x in verdicts) else (
+        "pass" if all(x == "pass" for x in verdicts if x != "inapplicable") else "inconclusive")
+    r = next((x for x in rows if "C_full" in x), None)
+    summary = ("no point has the mean loss" if r is None else
+               f"C_n^full = {r['C_full']:.4g}; C_n^part in [{r['C_part_lower']:.4g}, {r['C_part_upper']:.4g}] "
+               f"(m = {r['m']} public steps; its mean over uniform orders {r['C_part_rr_mean']:.4g})")
+    claims = ("003 §4.6.6 (ordering)",) if v != "inapplicable" else ()
+    return cited_result(check, f"{SEED}: §4.6.6 (L1750), Table 4.2", claims, v, summary, confidence=1.0, rows=rows,
+                        measured=None if r is None else r["C_part_lower"], bound=None if r is None else r["C_full"],
+                        theorem="§4.6.6", uncited="" if claims else "not the mean loss")
+
+
+ShuffleGGridCheckFn = Callable[[Any, str, list[dict]], CheckResult]
+SHUFFLEG_GRID_CHECKS: Registry[ShuffleGGridCheckFn] = Registry("shuffled-gradient comparison check kind")
+SHUFFLEG_GRID_CHECKS.add("interleaved_best", interleaved_best)
+SHUFFLEG_GRID_CHECKS.add("public_only_suboptimal", public_only_suboptimal)
+SHUFFLEG_GRID_CHECKS.add("privacy_term_order", privacy_term_order)
+SHUFFLEG_GRID_CHECKS.add("dissimilarity_order", dissimilarity_order)

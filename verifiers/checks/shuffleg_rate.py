@@ -1,0 +1,92 @@
+"""Checks of DP-ShuffleG's rate at the thesis's schedule (the ``shuffleg_rate`` mechanism, catalog/shuffleg_003.py).
+Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
+
+- ``eq413_rate`` (Eq. 4.13, L1466: E[G] - G* = O~(n^(-2/3) (sqrt(d)/eps)^(4/3)) with K = O(n eps^2 / d) and §4.5.3's
+  step): the local exponent of the exact expected excess in n over the spec's largest decade (the slope of log
+  excess against log n between the largest n and the largest n at most a tenth of it), exact numbers (confidence
+  1). The claimed rate hides logarithms: a factor (log n)^a changes the local slope by a / ln n, under RATE_TOL =
+  0.1 for a <= 1 at n >= 10^4. Fail when the measured exponent exceeds -2/3 + RATE_TOL (the excess decays slower
+  than any O~(n^(-2/3)) bound can), pass when it is at most that; points where the step is capped by the
+  condition (not the schedule's) are excluded from the fit.
+- ``exact_bound`` (Cor 4.5.1, L1419, at the schedule's parameters): the exact expected excess against the bound
+  with every term; fail at any point where it exceeds it (no sampling).
+- ``exact_vs_simulation``: the closed form against the simulated runs where they exist (two-sided Student
+  interval of the simulated mean at the check's confidence must hold the exact value): the second method that pins
+  the closed form to the algorithm.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from algorithms.registry import Registry
+from verifiers.checks.base import CheckResult, cited_result, exact_result
+from verifiers.stats import mean_ci
+
+SEED = "seed 003 (Jiang's thesis) ch. 4"
+CLAIMED = -2.0 / 3.0
+RATE_TOL = 0.1
+
+
+def eq413_rate(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    usable = sorted((pt for pt in points if not pt["capped"]), key=lambda pt: pt["params"]["n"])
+    rows = [{"n": pt["params"]["n"], "K": pt["K"], "exact": pt["exact"]["total"], "capped": pt["capped"],
+             "claimed_form": pt["claimed_rate_value"]} for pt in sorted(points, key=lambda q: q["params"]["n"])]
+    if len(usable) < 2:
+        return cited_result(check, f"{SEED}: Eq. 4.13 (L1466) with §4.5.3's schedule", (), "inapplicable",
+                            "fewer than two points on the schedule's own step", confidence=1.0, rows=rows,
+                            uncited="fewer than two points on the schedule's step")
+    top = usable[-1]
+    below = [pt for pt in usable if pt["params"]["n"] <= top["params"]["n"] / 10]
+    base = below[-1] if below else usable[0]
+    slope = (math.log(top["exact"]["total"]) - math.log(base["exact"]["total"])) / (
+        math.log(top["params"]["n"]) - math.log(base["params"]["n"]))
+    v = "fail" if slope > CLAIMED + RATE_TOL else "pass"
+    summary = (f"local exponent in n of the exact expected excess between n = {base['params']['n']:g} and "
+               f"{top['params']['n']:g}: {slope:.3f}; claimed -2/3 (tolerance {RATE_TOL} for the hidden logs)")
+    return exact_result(check, "Eq. 4.13", f"{SEED}: Eq. 4.13 (L1466) with §4.5.3's schedule (L1453)",
+                        ("003 Eq. 4.13",), v, summary, measured=slope, bound=CLAIMED + RATE_TOL, rows=rows)
+
+
+def exact_bound(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows, failed = [], False
+    for pt in sorted(points, key=lambda q: q["params"]["n"]):
+        e, b = pt["exact"]["total"], pt["bound"]["total"]
+        over = e > b * (1 + 1e-9)
+        failed = failed or over
+        rows.append({"n": pt["params"]["n"], "K": pt["K"], "eta": pt["eta"], "exact": e, "bound": b,
+                     "bound_init": pt["bound"]["init"], "bound_noise": pt["bound"]["noise"], "ratio": e / b,
+                     "verdict": "fail" if over else "pass"})
+    worst = max(rows, key=lambda r: r["ratio"])
+    summary = (f"largest exact excess / bound {worst['ratio']:.3g} at n = {worst['n']:g} (exact {worst['exact']:.4g}, "
+               f"bound {worst['bound']:.4g})")
+    return exact_result(check, "Cor 4.5.1", f"{SEED}: Cor 4.5.1 (L1419) at §4.5.3's schedule", ("003 Cor 4.5.1",),
+                        "fail" if failed else "pass", summary, measured=worst["exact"], bound=worst["bound"],
+                        rows=rows)
+
+
+def exact_vs_simulation(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows, verdicts = [], []
+    for pt in points:
+        if not pt["simulated"]:
+            continue
+        ci = mean_ci(np.asarray(pt["simulated"]), check.confidence)
+        ok = ci.lower <= pt["exact"]["total"] <= ci.upper
+        verdicts.append("pass" if ok else "fail")
+        rows.append({"n": pt["params"]["n"], "exact": pt["exact"]["total"], "simulated_mean": ci.mean,
+                     "lower": ci.lower, "upper": ci.upper, "trials": ci.trials, "verdict": verdicts[-1]})
+    v = "fail" if "fail" in verdicts else "pass" if verdicts else "inapplicable"
+    summary = ("no point small enough to simulate" if not rows else
+               "; ".join(f"n = {r['n']}: exact {r['exact']:.4g} in [{r['lower']:.4g}, {r['upper']:.4g}]" for r in rows))
+    return cited_result(check, f"{SEED}: Alg. 3 as DP-ShuffleG (the closed form of its expectation)", (), v,
+                        summary, confidence=check.confidence, rows=rows,
+                        uncited="a test of our closed form against the algorithm, no claim of the thesis")
+
+
+ShuffleGRateCheckFn = Callable[[Any, str, list[dict]], CheckResult]
+SHUFFLEG_RATE_CHECKS: Registry[ShuffleGRateCheckFn] = Registry("shuffled-gradient rate check kind")
+SHUFFLEG_RATE_CHECKS.add("eq413_rate", eq413_rate)
+SHUFFLEG_RATE_CHECKS.add("exact_bound", exact_bound)
+SHUFFLEG_RATE_CHECKS.add("exact_vs_simulation", exact_vs_simulation)

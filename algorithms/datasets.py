@@ -99,7 +99,7 @@ def shuffleg_arrays(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     - ``cancer_split``: breast cancer, standardised features (d = 30), label 1 = malignant; private = tumours with
       mean radius above the median, public = the others (a covariate and label shift, as COMPAS's / CreditCard's
       group splits). Targets in {0, 1} (the logistic loss of §4.7.2).
-    - ``diabetes_split``: scikit-learn's diabetes (d = 10, features as shipped, target / 100); private = sex code
+    - ``diabetes_split``: scikit-learn's diabetes (d = 10), features and target standardised; private = sex code
       above 0, public = the others (the Crime split's role)."""
     if name == "digits69":
         from sklearn.datasets import load_digits
@@ -122,5 +122,7 @@ def shuffleg_arrays(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
         X, t = load_diabetes(return_X_y=True)
         priv = X[:, 1] > 0
-        return X[priv], t[priv] / 100.0, X[~priv], t[~priv] / 100.0
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+        t = (t - t.mean()) / t.std()
+        return X[priv], t[priv], X[~priv], t[~priv]
     raise ValueError(f"unknown data set {name!r}")

@@ -116,7 +116,7 @@ def privacy_term_order(check: Any, mechanism: str, points: list[dict]) -> CheckR
     summary = (f"p((1-p)n+1) - 1 = {gap} (>= 0 exactly for p in [1/n, 1]); at n = {rows[0]['n']}, p = {rows[0]['p']}: "
                f"{rows[0]['interleaved_term']:.4g} <= {rows[0]['priv_pub_term']:.4g}; the corollaries' noise terms "
                f"at equal privacy and step: Interleaved / Priv-Pub = {rows[0]['noise_term_ratio_cor461']:.3g}")
-    return exact_result(check, "Table 4.4", f"{SEED}: Table 4.4 and §4.6.6 (L1748)", ("003 Table 4.4", "003 §4.6.6 (ordering)"),
+    return exact_result(check, "§4.6.6", f"{SEED}: §4.6.6 (L1748) on Table 4.4's privacy terms", ("003 §4.6.6 (ordering)",),
                         v, summary, measured=rows[0]["interleaved_term"], bound=rows[0]["priv_pub_term"], rows=rows)
 
 

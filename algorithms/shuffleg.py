@@ -497,3 +497,19 @@ def exact_constant_excess(*, n: int, d: int, K: int, eta: float, sigma: float, l
     v = s * -math.expm1(2 * K * log_c) / (1.0 - c2) if c2 < 1 else s * K
     return {"mean_part": (1 + lam) / 2 * c2K * offset**2, "noise_part": (1 + lam) / 2 * d * v,
             "total": (1 + lam) / 2 * (c2K * offset**2 + d * v)}
+
+
+def exact_dpsgd_constant_excess(*, n: int, d: int, q: float, T: int, eta: float, z: float, G: float, lam: float,
+                                offset: float) -> float:
+    """The DP-SGD baseline (Abadi et al.: Poisson sampling at rate q, the batch's clipped gradients summed, Gaussian
+    noise of std z G added, divided by the expected batch q n; a ridge term lam x in the gradient) on the same
+    instance as ``exact_constant_excess`` (mean loss, every record 0, so every gradient is x), T steps from offset
+    e_1, no clipping reached: x_{t+1} = (1 - eta (b_t/(q n) + lam)) x_t - eta xi_t, b_t ~ Bin(n, q), xi_t ~ N(0, (z G
+    / (q n))^2 I). Its second moment is exact: E||x_{t+1}||^2 = rho E||x_t||^2 + s, rho = (1 - eta(1 + lam))^2 +
+    eta^2 (1 - q)/(q n), s = eta^2 d (z G/(q n))^2; E[G] - G* = ((1 + lam)/2) E||x_T||^2 (inf when rho >= 1)."""
+    rho = (1.0 - eta * (1.0 + lam)) ** 2 + eta**2 * (1.0 - q) / (q * n)
+    if rho >= 1.0:
+        return math.inf
+    s = eta**2 * d * (z * G / (q * n)) ** 2
+    rT = math.exp(T * math.log(rho)) if rho > 0 else 0.0
+    return (1.0 + lam) / 2.0 * (rT * offset**2 + s * (1.0 - rT) / (1.0 - rho))

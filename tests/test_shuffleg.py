@@ -262,3 +262,36 @@ def test_exact_constant_excess_agrees_with_the_noise_recursion():
     ex = sg.exact_constant_excess(n=n, d=d, K=K, eta=eta, sigma=sig, lam=lam, offset=0.0)
     assert ex["total"] == pytest.approx(sg.exact_noise_excess(prob, sg.schedule("dp_shuffleg", n=n, K=K, sigma=sig),
                                                               eta), rel=1e-10)
+
+
+def test_exact_dpsgd_excess_matches_a_simulation():
+    n, d, q, T, eta, z, G, lam, off = 20, 2, 0.1, 300, 0.05, 2.0, 1.0, 0.1, 1.5
+    rng = np.random.default_rng(5)
+    trials = 40000
+    x = np.zeros((trials, d))
+    x[:, 0] = off
+    for _ in range(T):
+        b = rng.binomial(n, q, size=trials)[:, None]
+        x = x - eta * (b * x / (q * n) + lam * x + z * G * rng.standard_normal((trials, d)) / (q * n))
+    sim = (1 + lam) / 2 * np.sum(x**2, axis=1)
+    exact = sg.exact_dpsgd_constant_excess(n=n, d=d, q=q, T=T, eta=eta, z=z, G=G, lam=lam, offset=off)
+    assert sim.mean() == pytest.approx(exact, rel=4 * sim.std() / math.sqrt(trials) / exact)
+
+
+def test_dpsgd_noise_multiplier_meets_its_epsilon():
+    z = acc.dpsgd_noise_multiplier(0.01, 1000, 2.0, 1e-6)
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+    a = rdp.RdpAccountant()
+    a.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 1000)
+    b = rdp.RdpAccountant()
+    b.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z * 0.999)), 1000)
+    assert a.get_epsilon(1e-6) <= 2.0 < b.get_epsilon(1e-6)
+
+
+def test_too_much_dpsgd_noise_is_caught_by_dpsgd_order(monkeypatch):
+    pts = [rate(n, 100) for n in (10**4, 10**5)]
+    assert rate_verdict("dpsgd_order", pts) == "pass"
+    real = acc.dpsgd_noise_multiplier
+    monkeypatch.setattr(acc, "dpsgd_noise_multiplier", lambda q, steps, eps, delta: 1000 * real(q, steps, eps, delta))
+    assert rate_verdict("dpsgd_order", [rate(n, 100) for n in (10**4, 10**5)]) == "fail"

@@ -123,3 +123,28 @@ def dp_accounting_view(clip: float, sigma: float, epochs: int, m: int, delta: fl
     grid_eps = float(np.min(vals + b / (np.asarray(orders) - 1.0)))
     return {"epsilon": eps, "max_rel_rdp_difference": float(rel.max()), "prop434_on_its_grid": grid_eps,
             "noise_multiplier": z, "orders": len(orders)}
+
+
+def dpsgd_noise_multiplier(q: float, steps: int, eps: float, delta: float) -> float:
+    """The DP-SGD baseline's noise multiplier: the smallest z (to 1e-6 relative, bisection in log z) for which
+    dp-accounting's RDP accountant puts ``steps`` Poisson-subsampled (rate q) Gaussian mechanisms at epsilon <= eps
+    at delta."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    def eps_of(z: float) -> float:
+        acc = rdp.RdpAccountant()
+        acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps)
+        return float(acc.get_epsilon(delta))
+
+    lo, hi = 1e-3, 1.0
+    while eps_of(hi) > eps:
+        lo, hi = hi, hi * 4
+        if hi > 1e8:
+            raise ValueError(f"no noise multiplier below 1e8 reaches epsilon {eps}")
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if eps_of(mid) > eps else (lo, mid)
+        if hi / lo < 1 + 1e-6:
+            break
+    return hi

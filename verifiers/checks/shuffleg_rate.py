@@ -90,3 +90,27 @@ SHUFFLEG_RATE_CHECKS: Registry[ShuffleGRateCheckFn] = Registry("shuffled-gradien
 SHUFFLEG_RATE_CHECKS.add("eq413_rate", eq413_rate)
 SHUFFLEG_RATE_CHECKS.add("exact_bound", exact_bound)
 SHUFFLEG_RATE_CHECKS.add("exact_vs_simulation", exact_vs_simulation)
+
+
+def dpsgd_order(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    """§4.5.4 (L1475-1485): DP-ShuffleG's guarantee is worse than DP-(S)GD's (O~(sqrt(d)/(n eps)), optimal). On this
+    instance, exactly: each method's expected excess at its best step, same privacy, same number of gradient steps.
+    Judged at the largest n (the claim is about rates): pass when DP-SGD's is lower, fail when DP-ShuffleG's is
+    lower; a best step at the edge of the grid makes the point inconclusive. Both local exponents in n are shown."""
+    pts = sorted(points, key=lambda q: q["params"]["n"])
+    rows = [{"n": pt["params"]["n"], **{k: v for k, v in pt["versus_dpsgd"].items()}} for pt in pts]
+    top = rows[-1]
+    v = "inconclusive" if top["edge"] else "pass" if top["dpsgd"] < top["dp_shuffleg"] else "fail"
+    slopes = ""
+    if len(rows) >= 2:
+        a, b = rows[-2], rows[-1]
+        ln = math.log(b["n"] / a["n"])
+        slopes = (f"; local exponents in n: DP-ShuffleG {math.log(b['dp_shuffleg'] / a['dp_shuffleg']) / ln:.3f}, "
+                  f"DP-SGD {math.log(b['dpsgd'] / a['dpsgd']) / ln:.3f}")
+    summary = (f"at n = {top['n']:g}: DP-SGD {top['dpsgd']:.4g} (z = {top['dpsgd_noise_multiplier']:.3g}) against "
+               f"DP-ShuffleG {top['dp_shuffleg']:.4g}, each at its best step" + slopes)
+    return exact_result(check, "§4.5.4", f"{SEED}: §4.5.4 (DP-ShuffleG against DP-SGD)", ("003 §4.5.4 (vs DP-SGD)",),
+                        v, summary, measured=top["dp_shuffleg"], bound=top["dpsgd"], rows=rows)
+
+
+SHUFFLEG_RATE_CHECKS.add("dpsgd_order", dpsgd_order)

@@ -286,6 +286,11 @@ def report(r: dict) -> tuple[list[str], list[str]]:
                f"{max(p['x_star_residual'] for p in pts):.1g}; the constants of Thm 4.4.7 from that data set "
                "(upper bounds where the thesis's constant is a supremum: see the bound checks)",
                f"- Noise: {p0['sigma_provenance']}; sigma = {fmt(p0['sigma'])} at the first point",
+               "- Readings of the printed text (verifiers/theorems/shuffleg_003.py): Thm 4.4.7's step condition with "
+               "sqrt 10 (the proof's sqrt 20 read as the statement's); Cor 4.4.15 judged under its own printed "
+               "condition (without Thm 4.4.7's 1 + log K); Priv-Pub's duplicated dissimilarity terms read once; "
+               "Interleaved's max{L*, L^*} as max{L*, L~*}; the undefined L~ as the public records' mean smoothness; "
+               "the privacy lemmas' eta <= 1/L as the proof's 1/L*; log natural",
                f"- Seconds per point: {min(p['seconds'] for p in pts):.1f} .. {max(p['seconds'] for p in pts):.1f}"]
     lead = [field or "point"]
     body = ["| " + " | ".join([*lead, "sigma", "eta", "eta / cap", "mean excess", "exact noise part", "clipped",
@@ -504,6 +509,9 @@ SIM_STEPS = 400_000          # n K at most this many sequential steps for the si
 
 
 class ShuffleGRateParams(MechanismParams):
+    instance: Literal["dp_shuffleg", "interleaved"] = Field("dp_shuffleg", description="dp_shuffleg (Eq. 4.13) or "
+                                                            "interleaved (Table 4.4's row; its public records 0 too)")
+    p: float = Field(0.5, gt=0, lt=1, description="interleaved: the fraction of private steps, n_d = round(p n)")
     n: int = Field(1000, ge=10, le=10**9, description="records")
     d: int = Field(1, ge=1, le=10_000, description="dimension")
     epsilon: float = Field(1.0, gt=0, le=100, description="the privacy target")
@@ -523,7 +531,11 @@ def rate_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = N
     t0 = time.perf_counter()
     n, d, eps = p["n"], p["d"], p["epsilon"]
     K = max(2, int(round(p["c_K"] * n * eps**2 / d)))
-    sigma = acc.sigma_for(eps, p["delta"], p["clip"], K)
+    inter = p["instance"] == "interleaved"
+    nd = max(1, min(n - 1, int(round(p["p"] * n)))) if inter else n
+    # Interleaved: noise on all n steps of an epoch (Lemma 4.6.2's amplification by n + 1 - n_d); the same
+    # schedule as DP-ShuffleG's (§4.6.5's step has the same form with max{L*, L~*} = 1 here)
+    sigma = acc.sigma_for(eps, p["delta"], p["clip"], K / (n + 1 - nd) if inter else K)
     cap = 1.0 / (2 * n * math.sqrt(10 * (1 + math.log(K))))
     eta_s = p["offset"] ** (2 / 3) / (n * (K * (1 + math.log(K))) ** (1 / 3))
     eta = min(eta_s, cap)
@@ -532,13 +544,14 @@ def rate_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = N
     sim = None
     if n * K <= SIM_STEPS:
         prob = sg.Problem("mean", np.zeros((n, d)), np.zeros(n), np.zeros((n, d)), np.zeros(n), "ridge", p["lam"])
-        out = sg.run(prob, sg.schedule("dp_shuffleg", n=n, K=K, sigma=sigma), eta=eta, order="rr",
+        out = sg.run(prob, sg.schedule(p["instance"], n=n, K=K, sigma=sigma, n_d=nd), eta=eta, order="rr",
                      x1=p["offset"] * np.eye(d)[0], clip=math.inf, trials=trials, seq=seq)
         sim = sg.objective(prob, out.last).tolist()
-    return {"params": p, "K": K, "sigma": sigma, "eta": eta, "eta_schedule": eta_s, "eta_cap": cap,
+    claimed = (n * ((1 - p["p"]) * n + 1)) ** (-2 / 3) if inter else n ** (-2 / 3)
+    return {"params": p, "K": K, "n_d": nd, "sigma": sigma, "eta": eta, "eta_schedule": eta_s, "eta_cap": cap,
             "capped": eta_s > cap, "exact": ex, "bound": bound | {"total": sum(bound.values())},
-            "claimed_rate_value": n ** (-2 / 3) * (math.sqrt(d) / eps) ** (4 / 3), "simulated": sim,
-            "versus_dpsgd": versus_dpsgd(p, K, sigma), "seconds": time.perf_counter() - t0}
+            "claimed_rate_value": claimed * (math.sqrt(d) / eps) ** (4 / 3), "simulated": sim,
+            "versus_dpsgd": None if inter else versus_dpsgd(p, K, sigma), "seconds": time.perf_counter() - t0}
 
 
 TUNING_ETAS = tuple(10.0 ** (-e / 8) for e in range(3, 8 * 16 + 1))     # 10^-0.375 .. 10^-16, 8 per decade
@@ -565,20 +578,21 @@ def versus_dpsgd(p: Mapping[str, Any], K: int, sigma: float) -> dict:
 def rate_report(r: dict) -> tuple[list[str], list[str]]:
     pts = r["points"]
     bullets = [*mechanism_header(r),
-               "- Each point: DP-ShuffleG on the mean loss with every record 0 and psi = (lam/2)||x||^2 (x* = 0, "
+               f"- Each point: {pts[0]['params']['instance']} on the mean loss with every record 0 and psi = "
+               "(lam/2)||x||^2 (x* = 0, "
                "sigma_any = 0), started at offset e_1, with §4.5.3's schedule; the expected excess in closed form "
                "(no sampling: the iteration is linear and Gaussian), a simulation of the same run where n K <= "
                f"{SIM_STEPS:,} steps",
                f"- Seconds per point: {min(p['seconds'] for p in pts):.1f} .. {max(p['seconds'] for p in pts):.1f}"]
-    body = ["| n | K | sigma | eta | capped | exact E excess | its noise part | simulated mean | Cor 4.5.1 bound | "
+    body = ["| n | K | sigma | eta | capped | exact E excess | its noise part | simulated mean | the corollary's bound | "
             "excess / bound | tuned DP-ShuffleG | tuned DP-SGD |", "|" + "---|" * 12]
     for pt in pts:
         sim = pt["simulated"]
         body.append(f"| {pt['params']['n']} | {pt['K']} | {fmt(pt['sigma'])} | {fmt(pt['eta'])} | "
                     f"{fmt(pt['capped'])} | {fmt(pt['exact']['total'])} | {fmt(pt['exact']['noise_part'])} | "
                     f"{fmt(float(np.mean(sim))) if sim else '-'} | {fmt(pt['bound']['total'])} | "
-                    f"{fmt(pt['exact']['total'] / pt['bound']['total'])} | {fmt(pt['versus_dpsgd']['dp_shuffleg'])} | "
-                    f"{fmt(pt['versus_dpsgd']['dpsgd'])} |")
+                    f"{fmt(pt['exact']['total'] / pt['bound']['total'])} | "
+                    f"{fmt((pt['versus_dpsgd'] or {}).get('dp_shuffleg'))} | {fmt((pt['versus_dpsgd'] or {}).get('dpsgd'))} |")
     body += ["", "tuned: each method's exact expected excess at its best step on one grid (8 per decade), the same "
              "(epsilon, delta) and the same n K gradient steps; DP-SGD samples each record with probability 1/n per "
              "step, its noise multiplier by dp-accounting's RDP accountant.", ""]

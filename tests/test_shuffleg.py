@@ -295,3 +295,19 @@ def test_too_much_dpsgd_noise_is_caught_by_dpsgd_order(monkeypatch):
     real = acc.dpsgd_noise_multiplier
     monkeypatch.setattr(acc, "dpsgd_noise_multiplier", lambda q, steps, eps, delta: 1000 * real(q, steps, eps, delta))
     assert rate_verdict("dpsgd_order", [rate(n, 100) for n in (10**4, 10**5)]) == "fail"
+
+
+def test_interleaved_noise_without_its_amplification_is_caught_by_table44_rate(monkeypatch):
+    def point_at(n: int) -> dict:
+        p = cat.ShuffleGRateParams.model_validate({"instance": "interleaved", "n": n}).model_dump()
+        return {"value": n} | cat.rate_point(p, 100, np.random.SeedSequence(n))
+
+    ns = (10**5, 10**6)
+    assert rate_verdict("table44_rate", [point_at(n) for n in ns]) == "pass"
+    real = acc.sigma_for
+    bad = []
+    for n in ns:
+        # the noise of a schedule without Lemma 4.6.2's amplification: sum_k 1/m_k = K, not K / (n + 1 - n_d)
+        monkeypatch.setattr(acc, "sigma_for", lambda e, dl, G, inv, n=n: real(e, dl, G, inv * (n + 1 - n // 2)))
+        bad.append(point_at(n))
+    assert rate_verdict("table44_rate", bad) == "fail"

@@ -398,7 +398,7 @@ def constants(prob: Problem, sched: Schedule, x_star: np.ndarray, clip: float = 
         m = n - nd
         L_hat.append((top[:nd].sum() + Lp[:m].sum()) / n)
         L_hat_star.append(max(top[:nd].max() if nd else 0.0, Lp[:m].max() if m else 0.0))
-        L_H.append(surrogate_smoothness(prob, m))
+        L_H.append(surrogate_smoothness(prob, m, clip))
         cn, cv, ex = dissimilarity(prob, nd, clip)
         C_n.append(cn)
         C_van.append(cv)
@@ -410,12 +410,13 @@ def constants(prob: Problem, sched: Schedule, x_star: np.ndarray, clip: float = 
                      C_n=tuple(map(float, C_n)), C_vanishing=tuple(map(float, C_van)), exact_dissimilarity=exact)
 
 
-def surrogate_smoothness(prob: Problem, m: int) -> float:
+def surrogate_smoothness(prob: Problem, m: int, clip: float = np.inf) -> float:
     """An upper bound on L_H^(k) (Assumption 4.4.5): H = (1/n)(sum of f over the m private records left out of
     D^(k) - sum over the m public records used); its Hessian is a difference of two positive semi-definite sums, so
     its norm is at most the larger of the two norms, each at most the sum of the m largest per-record curvature
-    bounds (the mean loss: the Hessians cancel, L_H = 0; the linear loss: 0)."""
-    if m == 0 or prob.loss in ("mean", "linear"):
+    bounds. The plain mean loss: every Hessian is I and they cancel, L_H = 0; its Huberised (clipped) version: the
+    Hessians lie between 0 and I and need not cancel, so m / n; the linear loss: 0."""
+    if m == 0 or prob.loss == "linear" or (prob.loss == "mean" and not np.isfinite(clip)):
         return 0.0
     Li, Lp = prob.smoothness(), prob.smoothness(public=True)
     return float(max(np.sort(Li)[::-1][:m].sum(), Lp[:m].sum()) / prob.n)
@@ -423,23 +424,29 @@ def surrogate_smoothness(prob: Problem, m: int) -> float:
 
 def dissimilarity(prob: Problem, nd: int, clip: float = np.inf) -> tuple[float, float, bool]:
     """Upper bounds on C_n^(k) and (1/n) sum_{i=nd+1}^{n-1} (C_i^(k))^2 (Assumption 4.4.6, read as the largest value
-    over x and over the permutations: no reading of its expectation can exceed it), for the mean loss, whose
-    gradient difference grad f(x; d) - grad f(x; p) = p - d does not depend on x. With m = i - nd public records:
-    C_i <= ||sum_{j<=m} p_j - m dbar|| + (sum of the m largest ||d - dbar||) (any m distinct private records), exact
-    when m = n (all records: ||sum p - sum d||). For other losses the difference grows with ||x|| and no finite C
-    exists on R^d: infinity (the bound checks of the public variants are then inapplicable). Clipped (Huberised) mean
-    losses: clipping (a projection onto the G-ball) is non-expansive but breaks the cancellations in a sum, so each
-    difference is bounded alone: C_i <= sum_{j<=m} min(max_d ||p_j - d||, 2G)."""
+    over x and over the permutations: no reading of its expectation can exceed it), m = i - nd public records.
+    - The plain mean loss: grad f(x; d) - grad f(x; p) = p - d does not depend on x; C_i <= ||sum_{j<=m} p_j - m dbar||
+      + (sum of the m largest ||d - dbar||) (any m distinct private records), exact when m = n (||sum p - sum d||).
+    - A clipped loss (the Huberised losses; clipping is non-expansive but breaks the cancellations in a sum) and the
+      logistic loss (|h - y| <= 1, so ||grad f(x; (a, y))|| <= ||a||): each difference alone, C_i <= sum_{j<=m}
+      min(b_j, 2G), b_j = max_d ||p_j - d|| (mean), ||p_j|| + max_d ||d|| (logistic), inf (ridge).
+    - The plain ridge loss: the difference 2(a a^T - b b^T) x - ... grows with ||x||, so no finite C_i exists on R^d:
+      inf (the bound checks of the public variants are then inapplicable)."""
     n, m_max = prob.n, prob.n - nd
     if m_max == 0:
         return 0.0, 0.0, True
-    if prob.loss != "mean":
-        return np.inf, np.inf, False
-    if np.isfinite(clip):
-        far = np.sqrt(np.maximum(np.einsum("ij,ij->i", prob.P[:m_max], prob.P[:m_max])[:, None]
-                                 - 2 * prob.P[:m_max] @ prob.A.T + np.einsum("ij,ij->i", prob.A, prob.A)[None, :],
-                                 0.0)).max(axis=1)
+    if prob.loss != "mean" or np.isfinite(clip):
+        if prob.loss == "mean":
+            far = np.sqrt(np.maximum(np.einsum("ij,ij->i", prob.P[:m_max], prob.P[:m_max])[:, None]
+                                     - 2 * prob.P[:m_max] @ prob.A.T
+                                     + np.einsum("ij,ij->i", prob.A, prob.A)[None, :], 0.0)).max(axis=1)
+        elif prob.loss == "logistic":
+            far = np.linalg.norm(prob.P[:m_max], axis=1) + np.linalg.norm(prob.A, axis=1).max()
+        else:
+            far = np.full(m_max, np.inf)
         Cc = np.concatenate([[0.0], np.cumsum(np.minimum(far, 2 * clip))])
+        if not np.isfinite(Cc[-1]):
+            return np.inf, np.inf, False
         return float(Cc[m_max]), float((Cc[1:m_max] ** 2).sum() / n), False
     dbar = prob.A.mean(axis=0)
     dev = np.sort(np.linalg.norm(prob.A - dbar, axis=1))[::-1]
@@ -462,7 +469,8 @@ def exact_noise_excess(prob: Problem, sched: Schedule, eta: float) -> float | No
     per epoch, so the noise part of x_1^(K+1) is independent of the orders and Gaussian with per-coordinate variance
     v_{k+1} = c^2 v_k + s_k, c = (1 - eta)^n / (1 + n eta lam), s_k = eta^2 sigma_k^2 sum over the noisy steps i of
     (1 - eta)^{2(n - i)} / (1 + n eta lam)^2; G is quadratic with Hessian (1 + lam) I, so E[G] - G* = ((1 + lam)/2)
-    (||E x - x*||^2 + tr Cov) >= ((1 + lam)/2) d v_K, with equality when the noiseless run sits at x*. None for
+    (E_pi ||m_pi - x*||^2 + d v_K) >= ((1 + lam)/2) d v_K (m_pi the noiseless iterate of the orders pi), with
+    equality when the noiseless run sits at x*. None for
     other problems."""
     if prob.loss != "mean" or prob.regulariser not in ("none", "ridge"):
         return None

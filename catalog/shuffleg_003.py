@@ -77,8 +77,9 @@ class ShuffleGParams(MechanismParams):
                                                               "e_1 (the public ones': centre + shift)")
     x1_offset: float = Field(1.0, ge=0, le=1e4, description="the start x_1 = x* + x1_offset e_1 (0: start at x*)")
     data_seed: int = Field(0, ge=0, le=2**31, description="draws the synthetic data (fixed over trials)")
-    audit_n: int = Field(2, ge=2, le=64, description="the audit's records (linear loss, 1-D, canary last; at "
-                                                     "least 2, so Interleaved keeps a public step)")
+    audit_n: int = Field(0, ge=0, le=64, description="the audit's records (linear loss, 1-D, canary last); 0: "
+                                                     "1, or 2 for Interleaved (n_d = 1 and one noisy public step): "
+                                                     "the sizes at which the audited run attains the lemma's RDP")
     audit_trials: int = Field(AUDIT_TRIALS, ge=0, le=2_000_000, description="the audit's runs per side (0: no "
                                                                            "audit; its cost grows with K)")
 
@@ -240,7 +241,9 @@ def run_audit(p: Mapping[str, Any], sigma: float, seq: Any) -> dict | None:
     user is promised), else the lemma's epsilon of that sigma."""
     from verifiers.audit import lower_bound  # the statistics of an audit; the simulation is ours
 
-    n, K, G = p["audit_n"], p["K"], p["clip"]
+    n, K, G = p["audit_n"] or (2 if p["instance"] == "interleaved" else 1), p["K"], p["clip"]
+    if p["instance"] == "interleaved" and n < 2:
+        raise ValueError("audit_n: Interleaved's audit needs at least 2 records (one private step, one public)")
     q = dict(p) | {"n": n}
     S, nd = _split(q)
     nd = max(1, min(nd, n - 1)) if p["instance"] == "interleaved" else nd
@@ -270,7 +273,7 @@ def run_audit(p: Mapping[str, Any], sigma: float, seq: Any) -> dict | None:
     noisy = sum(sched.private_steps[k] + (n - sched.private_steps[k] if sched.noisy_public else 0)
                 for k in range(sched.K) if sched.sigma[k] > 0)
     mu = 2 * G * private_epochs / (sigma * math.sqrt(noisy)) if sigma > 0 and noisy else math.inf
-    return {"n": n, "n_d": nd, "canary_position": canary + 1, "sigma": sigma, "trials_per_side": p["audit_trials"],
+    return {"n": n, "n_d": nd, "canary_position": canary + 1, "sigma": sigma, "claim_mu": math.sqrt(2 * a), "trials_per_side": p["audit_trials"],
             "epsilon_lower": b.epsilon_lower, "confidence": b.confidence, "claim_epsilon": claim,
             "exact_mu": mu, "fpr_upper": b.fpr_upper, "fnr_upper": b.fnr_upper}
 
@@ -561,13 +564,16 @@ def versus_dpsgd(p: Mapping[str, Any], K: int, sigma: float) -> dict:
     """§4.5.4 on this instance: DP-ShuffleG and the DP-SGD baseline at the same (epsilon, delta) and the same number
     of gradient steps n K, each at its best step on one grid (8 per decade, 10^-16 .. 0.42: the closed forms make
     tuning exact). DP-SGD: Poisson sampling at q = 1/n (one record per step on average), T = n K steps, its noise
-    multiplier from dp-accounting's RDP accountant."""
+    multiplier from dp-accounting's RDP accountant (add/remove, sensitivity 1) applied to sensitivity 2G (DP-ShuffleG's
+    replace-one relation: the usual reading, which gives DP-SGD twice the noise of add/remove)."""
     n, d = p["n"], p["d"]
     q, T = 1.0 / n, n * K
     z = acc.dpsgd_noise_multiplier(q, T, p["epsilon"], p["delta"])
     shuf = [sg.exact_constant_excess(n=n, d=d, K=K, eta=e, sigma=sigma, lam=p["lam"], offset=p["offset"])["total"]
             for e in TUNING_ETAS]
-    sgd = [sg.exact_dpsgd_constant_excess(n=n, d=d, q=q, T=T, eta=e, z=z, G=p["clip"], lam=p["lam"],
+    # replace-one: one record's clipped gradient replaced moves the sampled sum by up to 2G, so the noise std is z 2G
+    # (dp-accounting's Poisson-sampled Gaussian is add/remove with sensitivity 1 in units of z)
+    sgd = [sg.exact_dpsgd_constant_excess(n=n, d=d, q=q, T=T, eta=e, z=z, G=2 * p["clip"], lam=p["lam"],
                                           offset=p["offset"]) for e in TUNING_ETAS]
     i, j = int(np.argmin(shuf)), int(np.argmin(sgd))
     return {"dp_shuffleg": shuf[i], "dp_shuffleg_eta": TUNING_ETAS[i], "dpsgd": sgd[j], "dpsgd_eta": TUNING_ETAS[j],

@@ -1,21 +1,22 @@
 """Privacy of seed 003's private shuffled gradient methods (Jiang's thesis, ch. 4; Lnnn = line of
 ../shared/seeds/003_56e8b1c3300cdeae.txt), accounted from the epochs that ran.
 
-- Lemma 4.5.2 (DP-ShuffleG, L1392-1400) and Lemma 4.6.2 (Priv-Pub, Pub-Priv, Interleaved, L1540-1560): by PABI
+- Lemma 4.5.2 (DP-ShuffleG, L1427) and Lemma 4.6.2 (Priv-Pub, Pub-Priv, Interleaved, L1650): by PABI
   (Thm 4.3.9) an epoch whose differing record is followed by m - 1 noisy steps (m = n + 1 - n_d for Interleaved,
   m = 1 otherwise: the worst position is the last private step) is (alpha, 2 alpha G^2 / (m sigma^2))-RDP; epochs
   compose additively (Prop 4.3.5; the prox is post-processing), and Prop 4.3.4 converts: eps(alpha) = a alpha +
   log(1/delta)/(alpha - 1), a = sum_k 2 G^2 / (m_k sigma_k^2) over the epochs that read private records.
 - The conversion minimised over alpha > 1 exactly: alpha* = 1 + sqrt(b/a), eps* = a + 2 sqrt(a b), b = log(1/delta)
   (derived, notes §3.4); its inverse, the noise that makes a schedule (eps, delta)-DP: sigma = G sqrt(2 sum_k 1/m_k) / u,
-  u = sqrt(b + eps) - sqrt(b). The thesis's own alpha (§4.5.3, Table 4.3) is reported beside it.
-- App. C.2.1 (L4470-4490): random reshuffling puts the differing record at a uniform position j, so by joint
+  u = sqrt(b + eps) - sqrt(b). The thesis's own alpha (§4.5.3, L1453; Table 4.3) is reported beside it.
+- App. C.2.1 (L4533-4553): random reshuffling puts the differing record at a uniform position j, so by joint
   convexity an epoch is (alpha, log((1/n) sum_j exp((alpha - 1) 2 alpha G^2 / (sigma^2 j))) / (alpha - 1))-RDP
   (log-space sum); composed over K epochs and converted by Prop 4.3.4, minimised over alpha numerically.
-- The independent view: an epoch of Lemma 4.5.2 has exactly the RDP of one Gaussian mechanism of sensitivity 2G and
-  noise sigma (2 alpha G^2 / sigma^2 = alpha (2G)^2 / (2 sigma^2)), so dp-accounting's RDP accountant, composing K
-  Gaussian events of noise multiplier sigma / (2G sqrt(1/m)), gives the same RDP curve at its orders and a tighter
-  conversion (its epsilon can only be smaller).
+- A library cross-check of our arithmetic: an epoch of Lemma 4.5.2 has exactly the RDP of one Gaussian mechanism of
+  sensitivity 2G and noise sigma (2 alpha G^2 / sigma^2 = alpha (2G)^2 / (2 sigma^2)), so dp-accounting's RDP
+  accountant, composing K Gaussian events of noise multiplier sigma sqrt(m) / (2G), must give the same RDP curve at
+  its orders, and its tighter conversion an epsilon no larger (the check requires both). It recomputes the lemma's
+  curve, so it tests our composition and conversion, not the lemma.
 """
 from __future__ import annotations
 

@@ -521,3 +521,42 @@ def exact_dpsgd_constant_excess(*, n: int, d: int, q: float, T: int, eta: float,
     s = eta**2 * d * (z * G / (q * n)) ** 2
     rT = math.exp(T * math.log(rho)) if rho > 0 else 0.0
     return (1.0 + lam) / 2.0 * (rT * offset**2 + s * (1.0 - rT) / (1.0 - rho))
+
+
+def run_dpsgd(prob: Problem, *, q: float, steps: int, eta: float | np.ndarray, z: float, clip: float, x1: np.ndarray,
+              trials: int, seq: np.random.SeedSequence, trace_every: int = 0) -> tuple[np.ndarray, np.ndarray | None]:
+    """The DP-SGD baseline the chapter compares against in theory (§4.5.4; Abadi et al. 2016): ``steps`` steps, each
+    record sampled independently with probability q (Poisson), each sampled gradient clipped to ``clip`` = G, their
+    sum plus N(0, (2 z G)^2 I) (sensitivity 2G: one record replaced) divided by the expected batch q n, then a
+    proximal step of psi with step eta (post-processing). Vectorised across trials; ``eta`` one step or one per trial.
+    Returns the last iterates (trials, d) and, with ``trace_every``, the iterates every that many steps."""
+    n, d = prob.n, prob.d
+    rng = np.random.default_rng(seq)
+    x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], trials, axis=0)
+    step = np.broadcast_to(np.asarray(eta, dtype=np.float64), (trials,))[:, None]
+    sqA = np.einsum("ij,ij->i", prob.A, prob.A)
+    normA = np.sqrt(sqA)
+    kept = []
+    for t in range(steps):
+        mask = rng.random((trials, n)) < q
+        r = x @ prob.A.T                                             # (trials, n)
+        if prob.loss == "mean":
+            norm = np.sqrt(np.maximum(np.einsum("ij,ij->i", x, x)[:, None] - 2 * r + sqA[None, :], 0.0))
+            w = mask * np.minimum(1.0, clip / np.maximum(norm, 1e-300))
+            g = w.sum(axis=1)[:, None] * x - w @ prob.A
+        else:
+            if prob.loss == "ridge":
+                phi = 2.0 * (r - prob.y[None, :])
+            elif prob.loss == "logistic":
+                phi = 0.5 * (1.0 + np.tanh(0.5 * r)) - prob.y[None, :]
+            else:
+                raise ValueError(f"DP-SGD baseline: no loss {prob.loss!r}")
+            norm = np.abs(phi) * normA[None, :]
+            g = (mask * np.minimum(1.0, clip / np.maximum(norm, 1e-300)) * phi) @ prob.A
+        g += 2.0 * z * clip * rng.standard_normal((trials, d))
+        x = prox(prob.regulariser, x - step * g / (q * n), step, prob.lam, prob.radius)
+        if trace_every and (t + 1) % trace_every == 0:
+            kept.append(x.copy())
+    if not np.all(np.isfinite(x)):
+        raise FloatingPointError("a DP-SGD run produced a non-finite iterate (step size too large?)")
+    return x, (np.stack(kept) if trace_every else None)

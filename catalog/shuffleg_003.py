@@ -239,7 +239,7 @@ def run_audit(p: Mapping[str, Any], sigma: float, seq: Any) -> dict | None:
     lemma to the spec's (epsilon, delta) for the audited schedule (so the audited claim is the spec's epsilon), or
     the spec's sigma when it sets one. The claim it is set against: the spec's epsilon when calibrated (what the
     user is promised), else the lemma's epsilon of that sigma."""
-    from verifiers.audit import lower_bound  # the statistics of an audit; the simulation is ours
+    from verifiers.audit import largest_lower_bound, lower_bound  # the statistics of an audit; the simulation is ours
 
     n, K, G = p["audit_n"] or (2 if p["instance"] == "interleaved" else 1), p["K"], p["clip"]
     if p["instance"] == "interleaved" and n < 2:
@@ -273,7 +273,8 @@ def run_audit(p: Mapping[str, Any], sigma: float, seq: Any) -> dict | None:
     noisy = sum(sched.private_steps[k] + (n - sched.private_steps[k] if sched.noisy_public else 0)
                 for k in range(sched.K) if sched.sigma[k] > 0)
     mu = 2 * G * private_epochs / (sigma * math.sqrt(noisy)) if sigma > 0 and noisy else math.inf
-    return {"n": n, "n_d": nd, "canary_position": canary + 1, "sigma": sigma, "claim_mu": math.sqrt(2 * a), "trials_per_side": p["audit_trials"],
+    return {"n": n, "n_d": nd, "canary_position": canary + 1, "sigma": sigma, "claim_mu": math.sqrt(2 * a),
+            "largest_detectable": largest_lower_bound(p["audit_trials"] // 2, delta=p["delta"], confidence=0.95), "trials_per_side": p["audit_trials"],
             "epsilon_lower": b.epsilon_lower, "confidence": b.confidence, "claim_epsilon": claim,
             "exact_mu": mu, "fpr_upper": b.fpr_upper, "fnr_upper": b.fnr_upper}
 
@@ -335,6 +336,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
 # --- the chapter's experiments (§4.7): every instance at equal privacy, the step tuned on a grid -----------------
 
 GRID_INSTANCES = ("dp_shuffleg", "priv_pub", "pub_priv", "interleaved", "public_only")
+DPSGD_RATE = 0.1             # the DP-SGD baseline's sampling rate: K / q steps make n K gradient evaluations
 THESIS_ETAS = tuple(m * 10.0**-e for e in range(1, 10) for m in (5.0, 1.0))   # 0.5, 0.1, 0.05, ..., 5e-9, 1e-9
 
 
@@ -409,9 +411,35 @@ def grid_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = N
             "sigma": sigma, "S": S, "n_d": nd, "tuned_means": means.tolist(), "eta": float(etas[best]),
             "excess": (sg.objective(prob, ev.last) - G_star).tolist(), "curve": curve,
             "epsilon": acc.epsilon(a, p["delta"])[0] if inv else 0.0, "clipped_fraction": ev.clipped_fraction}
+    out["instances"]["dpsgd"] = grid_dpsgd(prob, p, etas, G_star, trials, seeds[-1].spawn(1)[0])
     out["dissimilarity"] = dissimilarity_view(prob, base, p["permutations"], seeds[-1])
     out["seconds"] = time.perf_counter() - t0
     return out
+
+
+def grid_dpsgd(prob: sg.Problem, p: Mapping[str, Any], etas: np.ndarray, G_star: float, trials: int,
+               seq: Any) -> dict:
+    """The DP-SGD baseline (§4.5.4) on the same problem and privacy: Poisson sampling at rate DPSGD_RATE for K /
+    DPSGD_RATE steps (n K gradient evaluations in expectation, as the shuffled methods), its noise multiplier by
+    dp-accounting's RDP accountant (add/remove, applied to the replace-one sensitivity 2G), its step chosen on the
+    same grid by the same rule, then fresh runs."""
+    q, steps = DPSGD_RATE, int(round(p["K"] / DPSGD_RATE))
+    z = acc.dpsgd_noise_multiplier(q, steps, p["epsilon"], p["delta"])
+    s_tune, s_eval = seq.spawn(2)
+    T = p["tune_trials"]
+    x1 = np.zeros(prob.d)
+    last, _ = sg.run_dpsgd(prob, q=q, steps=steps, eta=np.repeat(etas, T), z=z, clip=p["clip"], x1=x1,
+                           trials=len(etas) * T, seq=s_tune)
+    means = (sg.objective(prob, last) - G_star).reshape(len(etas), T).mean(axis=1)
+    best = int(np.argmin(means))
+    per_epoch = int(round(1 / q))
+    last, tr = sg.run_dpsgd(prob, q=q, steps=steps, eta=float(etas[best]), z=z, clip=p["clip"], x1=x1, trials=trials,
+                            seq=s_eval, trace_every=per_epoch)
+    assert tr is not None
+    return {"sigma": 2 * z * p["clip"], "noise_multiplier": z, "S": 0, "n_d": 0, "tuned_means": means.tolist(),
+            "eta": float(etas[best]), "excess": (sg.objective(prob, last) - G_star).tolist(),
+            "curve": [float((sg.objective(prob, tr[k]) - G_star).mean()) for k in range(len(tr))],
+            "epsilon": p["epsilon"], "clipped_fraction": None, "steps": steps, "rate": q}
 
 
 def dissimilarity_view(prob: sg.Problem, p: Mapping[str, Any], permutations: int, seq: Any) -> dict | None:
@@ -472,7 +500,7 @@ def grid_figure(r: dict, out_dir: Path) -> str | None:
     pts = r["points"]
     fig, axes = plt.subplots(1, len(pts), figsize=(4.2 * len(pts), 3.6), squeeze=False)
     colours = {"dp_shuffleg": "tab:blue", "priv_pub": "tab:orange", "pub_priv": "tab:purple",
-               "interleaved": "tab:red", "public_only": "tab:green"}
+               "interleaved": "tab:red", "public_only": "tab:green", "dpsgd": "tab:gray"}
     for ax, pt in zip(axes[0], pts):
         for inst, v in pt["instances"].items():
             ax.plot(np.arange(1, len(v["curve"]) + 1), np.maximum(v["curve"], 1e-12), color=colours[inst], label=inst)

@@ -311,3 +311,22 @@ def test_interleaved_noise_without_its_amplification_is_caught_by_table44_rate(m
         monkeypatch.setattr(acc, "sigma_for", lambda e, dl, G, inv, n=n: real(e, dl, G, inv * (n + 1 - n // 2)))
         bad.append(point_at(n))
     assert rate_verdict("table44_rate", bad) == "fail"
+
+
+def test_run_dpsgd_matches_its_closed_form():
+    n, d, q, T, eta, z, G, off = 20, 2, 0.1, 300, 0.05, 0.1, 50.0, 1.5
+    prob = sg.Problem("mean", np.zeros((n, d)), np.zeros(n), np.zeros((n, d)), np.zeros(n))
+    x1 = np.array([off, 0.0])
+    last, _ = sg.run_dpsgd(prob, q=q, steps=T, eta=eta, z=z, clip=G, x1=x1, trials=40000,
+                           seq=np.random.SeedSequence(8))
+    sim = sg.objective(prob, last)
+    exact = sg.exact_dpsgd_constant_excess(n=n, d=d, q=q, T=T, eta=eta, z=z, G=2 * G, lam=0.0, offset=off)
+    assert sim.mean() == pytest.approx(exact, rel=4 * sim.std() / math.sqrt(sim.size) / exact)
+
+
+def test_too_much_dpsgd_noise_is_caught_by_dpsgd_below_dp_shuffleg(monkeypatch):
+    kw = dict(shift=1.0, centre=2.0, epsilon=5.0, n=200, K=10)
+    assert grid_verdict("dpsgd_below_dp_shuffleg", [grid(**kw)]) == "pass"
+    real = acc.dpsgd_noise_multiplier
+    monkeypatch.setattr(acc, "dpsgd_noise_multiplier", lambda q, steps, eps, delta: 300 * real(q, steps, eps, delta))
+    assert grid_verdict("dpsgd_below_dp_shuffleg", [grid(**kw)]) == "fail"

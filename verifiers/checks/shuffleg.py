@@ -187,7 +187,7 @@ def audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
         verdicts.append(v)
         rows.append({"point": pt["value"], "audit_n": au["n"], "canary_position": au["canary_position"],
                      "epsilon_lower": au["epsilon_lower"], "claim": au["claim_epsilon"], "exact_mu": au["exact_mu"],
-                     "lemma_mu": au.get("claim_mu"),
+                     "lemma_mu": au.get("claim_mu"), "largest_detectable": au.get("largest_detectable"),
                      "exact_epsilon": gaussian_epsilon(au["exact_mu"], pt["params"]["delta"]),
                      "trials_per_side": au["trials_per_side"], "verdict": v})
     verdict = _verdict(verdicts)
@@ -197,7 +197,8 @@ def audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                f"audit epsilon lower bound {worst['epsilon_lower']:.3g} against the claim {worst['claim']:.3g} "
                f"for the audited configuration (n = {worst['audit_n']}, canary at step {worst['canary_position']}; "
                f"its exact epsilon {worst['exact_epsilon']:.3g}, its Gaussian shift {worst['exact_mu']:.4g} against "
-               f"the lemma's RDP curve's {worst['lemma_mu']:.4g}); one-sided: "
+               f"the lemma's RDP curve's {worst['lemma_mu']:.4g}; {worst['trials_per_side']} runs per side can show "
+               f"at most {worst['largest_detectable']:.3g}); one-sided: "
                f"{'refuted' if verdict == 'fail' else 'not refuted'}")
     claims = PRIVACY_CLAIMS.get(inst, ()) if verdict != "inapplicable" else ()
     return cited_result(check, f"{SEED}: {CITE['audit']}", claims, verdict, summary, confidence=0.95, rows=rows,

@@ -150,3 +150,30 @@ SHUFFLEG_GRID_CHECKS.add("interleaved_best", interleaved_best)
 SHUFFLEG_GRID_CHECKS.add("public_only_suboptimal", public_only_suboptimal)
 SHUFFLEG_GRID_CHECKS.add("privacy_term_order", privacy_term_order)
 SHUFFLEG_GRID_CHECKS.add("dissimilarity_order", dissimilarity_order)
+
+
+def dpsgd_below_dp_shuffleg(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    """§4.5.4 (L1475-1485): DP-ShuffleG's guarantee is worse than DP-SGD's. On the spec's problem, at every epsilon:
+    one-sided Welch test of DP-SGD's mean final excess below DP-ShuffleG's (each at its tuned step, the same privacy
+    and expected number of gradient evaluations). Pass when significantly below at every epsilon, fail when
+    significantly above at one, else inconclusive."""
+    rows = []
+    for pt in points:
+        sgd = np.asarray(pt["instances"]["dpsgd"]["excess"])
+        shuf = np.asarray(pt["instances"]["dp_shuffleg"]["excess"])
+        lo, hi = welch_less(sgd, shuf)
+        v = "pass" if lo < 1 - check.confidence else "fail" if hi < 1 - check.confidence else "inconclusive"
+        rows.append({"epsilon": pt["value"], "dpsgd": float(sgd.mean()), "dp_shuffleg": float(shuf.mean()),
+                     "p_value": lo, "dpsgd_noise_multiplier": pt["instances"]["dpsgd"]["noise_multiplier"],
+                     "verdict": v})
+    vs = [r["verdict"] for r in rows]
+    v = "fail" if "fail" in vs else "pass" if all(x == "pass" for x in vs) else "inconclusive"
+    summary = "; ".join(f"epsilon {r['epsilon']:g}: DP-SGD {r['dpsgd']:.4g} against DP-ShuffleG {r['dp_shuffleg']:.4g}"
+                        for r in rows)
+    worst = max(rows, key=lambda r: r["dpsgd"] / max(r["dp_shuffleg"], 1e-300))
+    return cited_result(check, f"{SEED}: §4.5.4 (DP-ShuffleG against DP-SGD)", ("003 §4.5.4 (vs DP-SGD)",), v,
+                        summary, confidence=check.confidence, rows=rows, measured=worst["dpsgd"],
+                        bound=worst["dp_shuffleg"])
+
+
+SHUFFLEG_GRID_CHECKS.add("dpsgd_below_dp_shuffleg", dpsgd_below_dp_shuffleg)

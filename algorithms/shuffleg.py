@@ -488,13 +488,17 @@ def exact_noise_excess(prob: Problem, sched: Schedule, eta: float) -> float | No
     return float((1.0 + lam) / 2.0 * prob.d * v)
 
 
-def exact_constant_excess(*, n: int, d: int, K: int, eta: float, sigma: float, lam: float, offset: float) -> dict:
+def exact_constant_excess(*, n: int, d: int, K: int, eta: float, sigma: float, lam: float, offset: float,
+                          noisy_epochs: int | None = None, noisy_last: bool = True) -> dict:
     """E[G(x_1^(K+1))] - G(x*) in closed form for DP-ShuffleG on the mean loss with every record at 0, psi =
     (lam/2)||x||^2 (x* = 0), no clipping, started at offset e_1: the noiseless iterate is deterministic (every order
     is the same), m_{k+1} = c m_k with c = (1 - eta)^n / (1 + n eta lam), and the noise is Gaussian with per-coordinate
     variance v_K = s (1 - c^(2K)) / (1 - c^2), s = eta^2 sigma^2 sum_{j<n} (1 - eta)^(2j) / (1 + n eta lam)^2; G - G* =
     ((1 + lam)/2) ||x||^2, so the expectation is ((1 + lam)/2)(c^(2K) offset^2 + d v_K). Log-space powers: no
-    overflow or underflow for any n, K. (Pinned against ``exact_noise_excess`` and simulation in the tests.)"""
+    overflow or underflow for any n, K. (Pinned against ``exact_noise_excess`` and simulation in the tests.)
+    ``noisy_epochs`` P < K of noise (every step of those epochs noisy, public records 0 too): the last P epochs
+    (Pub-Priv, ``noisy_last``) give s (1 - c^(2P)) / (1 - c^2); the first P (Priv-Pub) that times c^(2(K - P))."""
+    P = K if noisy_epochs is None else noisy_epochs
     log1m = math.log1p(-eta)
     shrink = 1.0 + n * eta * lam
     log_c = n * log1m - math.log(shrink)
@@ -502,7 +506,9 @@ def exact_constant_excess(*, n: int, d: int, K: int, eta: float, sigma: float, l
     c2K = math.exp(2 * K * log_c)
     geo = -math.expm1(2 * n * log1m) / -math.expm1(2 * log1m) if eta > 0 else float(n)   # sum_{j<n} (1-eta)^(2j)
     s = eta**2 * sigma**2 * geo / shrink**2
-    v = s * -math.expm1(2 * K * log_c) / (1.0 - c2) if c2 < 1 else s * K
+    v = s * -math.expm1(2 * P * log_c) / (1.0 - c2) if c2 < 1 else s * P
+    if not noisy_last:
+        v *= math.exp(2 * (K - P) * log_c)
     return {"mean_part": (1 + lam) / 2 * c2K * offset**2, "noise_part": (1 + lam) / 2 * d * v,
             "total": (1 + lam) / 2 * (c2K * offset**2 + d * v)}
 

@@ -540,9 +540,11 @@ SIM_STEPS = 400_000          # n K at most this many sequential steps for the si
 
 
 class ShuffleGRateParams(MechanismParams):
-    instance: Literal["dp_shuffleg", "interleaved"] = Field("dp_shuffleg", description="dp_shuffleg (Eq. 4.13) or "
-                                                            "interleaved (Table 4.4's row; its public records 0 too)")
-    p: float = Field(0.5, gt=0, lt=1, description="interleaved: the fraction of private steps, n_d = round(p n)")
+    instance: Literal["dp_shuffleg", "interleaved", "priv_pub", "pub_priv"] = Field(
+        "dp_shuffleg", description="dp_shuffleg (Eq. 4.13) or a public variant (its Table 4.4 row; the public records "
+                                   "0 too, so C = 0)")
+    p: float = Field(0.5, gt=0, lt=1, description="the fraction of private steps: Interleaved n_d = round(p n), "
+                                                   "Priv-Pub / Pub-Priv round(p K) private epochs")
     n: int = Field(1000, ge=10, le=10**9, description="records")
     d: int = Field(1, ge=1, le=10_000, description="dimension")
     epsilon: float = Field(1.0, gt=0, le=100, description="the privacy target")
@@ -562,27 +564,37 @@ def rate_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = N
     t0 = time.perf_counter()
     n, d, eps = p["n"], p["d"], p["epsilon"]
     K = max(2, int(round(p["c_K"] * n * eps**2 / d)))
-    inter = p["instance"] == "interleaved"
+    inst = p["instance"]
+    inter = inst == "interleaved"
     nd = max(1, min(n - 1, int(round(p["p"] * n)))) if inter else n
-    # Interleaved: noise on all n steps of an epoch (Lemma 4.6.2's amplification by n + 1 - n_d); the same
-    # schedule as DP-ShuffleG's (§4.6.5's step has the same form with max{L*, L~*} = 1 here)
-    sigma = acc.sigma_for(eps, p["delta"], p["clip"], K / (n + 1 - nd) if inter else K)
+    P = max(1, min(K - 1, int(round(p["p"] * K)))) if inst in ("priv_pub", "pub_priv") else K   # noisy epochs
+    # Interleaved: noise on all n steps of an epoch (Lemma 4.6.2's amplification by n + 1 - n_d); Priv-Pub /
+    # Pub-Priv: P private (noisy) epochs, first or last. The same schedule as DP-ShuffleG's (§4.6.5's step has the
+    # same form with max{L*, L~*} = 1 here)
+    sigma = acc.sigma_for(eps, p["delta"], p["clip"], K / (n + 1 - nd) if inter else P)
     cap = 1.0 / (2 * n * math.sqrt(10 * (1 + math.log(K))))
     eta_s = p["offset"] ** (2 / 3) / (n * (K * (1 + math.log(K))) ** (1 / 3))
     eta = min(eta_s, cap)
-    ex = sg.exact_constant_excess(n=n, d=d, K=K, eta=eta, sigma=sigma, lam=p["lam"], offset=p["offset"])
-    bound = {"init": p["offset"] ** 2 / (eta * n * K), "noise": 12 * eta**2 * n * d * sigma**2 * (1 + math.log(K))}
+    ex = sg.exact_constant_excess(n=n, d=d, K=K, eta=eta, sigma=sigma, lam=p["lam"], offset=p["offset"],
+                                  noisy_epochs=P, noisy_last=inst != "priv_pub")
+    # the corollary's noise term: 12 eta^2 n d sigma^2 L* (1 + log of the noisy epochs' count; K for DP-ShuffleG and
+    # Interleaved), Cor 4.5.1 / 4.6.1 (its M doubled); the dissimilarity terms are 0 here (C = 0)
+    bound = {"init": p["offset"] ** 2 / (eta * n * K), "noise": 12 * eta**2 * n * d * sigma**2 * (1 + math.log(P))}
     sim = None
     if n * K <= SIM_STEPS:
         prob = sg.Problem("mean", np.zeros((n, d)), np.zeros(n), np.zeros((n, d)), np.zeros(n), "ridge", p["lam"])
-        out = sg.run(prob, sg.schedule(p["instance"], n=n, K=K, sigma=sigma, n_d=nd), eta=eta, order="rr",
+        S = P if inst == "priv_pub" else K - P
+        out = sg.run(prob, sg.schedule(inst, n=n, K=K, sigma=sigma, n_d=nd, S=S), eta=eta, order="rr",
                      x1=p["offset"] * np.eye(d)[0], clip=math.inf, trials=trials, seq=seq)
         sim = sg.objective(prob, out.last).tolist()
-    claimed = (n * ((1 - p["p"]) * n + 1)) ** (-2 / 3) if inter else n ** (-2 / 3)
+    claimed = ((n * ((1 - p["p"]) * n + 1)) ** (-2 / 3) if inter else (p["p"] / n) ** (2 / 3)
+               if inst in ("priv_pub", "pub_priv") else n ** (-2 / 3))
     return {"params": p, "K": K, "n_d": nd, "sigma": sigma, "eta": eta, "eta_schedule": eta_s, "eta_cap": cap,
             "capped": eta_s > cap, "exact": ex, "bound": bound | {"total": sum(bound.values())},
             "claimed_rate_value": claimed * (math.sqrt(d) / eps) ** (4 / 3), "simulated": sim,
-            "versus_dpsgd": None if inter else versus_dpsgd(p, K, sigma), "seconds": time.perf_counter() - t0}
+            "noisy_epochs": P,
+            "versus_dpsgd": versus_dpsgd(p, K, sigma) if inst == "dp_shuffleg" else None,
+            "seconds": time.perf_counter() - t0}
 
 
 TUNING_ETAS = tuple(10.0 ** (-e / 8) for e in range(3, 8 * 16 + 1))     # 10^-0.375 .. 10^-16, 8 per decade

@@ -282,9 +282,9 @@ def test_dpsgd_noise_multiplier_meets_its_epsilon():
     z = acc.dpsgd_noise_multiplier(0.01, 1000, 2.0, 1e-6)
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
-    a = rdp.RdpAccountant()
+    a = rdp.RdpAccountant(list(acc.DPSGD_ORDERS))
     a.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 1000)
-    b = rdp.RdpAccountant()
+    b = rdp.RdpAccountant(list(acc.DPSGD_ORDERS))
     b.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z * 0.999)), 1000)
     assert a.get_epsilon(1e-6) <= 2.0 < b.get_epsilon(1e-6)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -126,18 +126,34 @@ def dp_accounting_view(clip: float, sigma: float, epochs: int, m: int, delta: fl
             "noise_multiplier": z, "orders": len(orders)}
 
 
+DPSGD_ORDERS = tuple(1.0 + x for x in np.geomspace(0.02, 511.0, 64))   # coarser than dp-accounting's default grid:
+#                                                                     its epsilon can only be larger, z too (conservative)
+
+
 def dpsgd_noise_multiplier(q: float, steps: int, eps: float, delta: float) -> float:
     """The DP-SGD baseline's noise multiplier: the smallest z (to 1e-6 relative, bisection in log z) for which
     dp-accounting's RDP accountant puts ``steps`` Poisson-subsampled (rate q) Gaussian mechanisms at epsilon <= eps
     at delta."""
+    import logging
+
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
     def eps_of(z: float) -> float:
-        acc = rdp.RdpAccountant()
+        acc = rdp.RdpAccountant(list(DPSGD_ORDERS))
         acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps)
         return float(acc.get_epsilon(delta))
 
+    absl = logging.getLogger("absl")        # orders whose series does not converge are dropped (with a warning each)
+    level = absl.level
+    absl.setLevel(logging.ERROR)
+    try:
+        return _bisect(eps_of, eps)
+    finally:
+        absl.setLevel(level)
+
+
+def _bisect(eps_of: Callable[[float], float], eps: float) -> float:
     lo, hi = 1e-3, 1.0
     while eps_of(hi) > eps:
         lo, hi = hi, hi * 4

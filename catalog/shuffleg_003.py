@@ -525,8 +525,9 @@ GRID_DATA = ("the packaged stand-ins of algorithms/datasets.py shuffleg_arrays f
 MECHANISM_ENTRIES = MECHANISM_ENTRIES + (
     MechanismEntry(
         name="shuffleg_grid",
-        description="seed 003 ch. 4's comparisons at equal privacy: DP-ShuffleG, Priv-Pub, Pub-Priv, Interleaved and "
-                    "Public Only, each step tuned on the thesis's grid (§4.7), against §4.6.6 / Table 4.4 / Fig. 4.2",
+        description="seed 003 ch. 4's comparisons at equal privacy: DP-ShuffleG, Priv-Pub, Pub-Priv, Interleaved, "
+                    "Public Only and the DP-SGD baseline, each step tuned on the thesis's grid (§4.7), against §4.6.6, "
+                    "§4.5.4 and Fig. 4.2",
         citation="seed 003 (Jiang's thesis) ch. 4: §4.6.6 (L1736-1752), Table 4.4, §4.7 (L1760-1812), Fig. 4.2",
         params=ShuffleGGridParams, sweepable=("epsilon", "p", "shift", "n", "K"), whole=("n", "K"),
         rules=grid_rules, run_point=grid_point, checks=SHUFFLEG_GRID_CHECKS, threat_model="central",
@@ -648,8 +649,9 @@ def rate_report(r: dict) -> tuple[list[str], list[str]]:
 MECHANISM_ENTRIES = MECHANISM_ENTRIES + (
     MechanismEntry(
         name="shuffleg_rate",
-        description="seed 003 ch. 4: DP-ShuffleG at §4.5.3's schedule (K = n eps^2 / d, its eta), the exact expected "
-                    "excess against Eq. 4.13's rate and Cor 4.5.1's bound, to n far beyond simulation",
+        description="seed 003 ch. 4: DP-ShuffleG and the public variants at §4.5.3's schedule (K = n eps^2 / d, its "
+                    "eta), the exact expected excess against Eq. 4.13's / Table 4.4's rates and the corollaries' "
+                    "bounds, to n far beyond simulation; the DP-SGD baseline beside DP-ShuffleG (§4.5.4)",
         citation="seed 003 (Jiang's thesis) ch. 4: §4.5.3 (L1453-1470), Eq. 4.13, Cor 4.5.1 (L1419)",
         params=ShuffleGRateParams, sweepable=("n", "epsilon", "d"), whole=("n", "d"),
         rules=lambda p: None, run_point=rate_point, checks=SHUFFLEG_RATE_CHECKS, threat_model="central",

@@ -252,6 +252,12 @@ FAILING_TESTS = {
     "dpsgd_order": "tests/test_shuffleg.py::test_too_much_dpsgd_noise_is_caught_by_dpsgd_order",
     "table44_rate": "tests/test_shuffleg.py::test_interleaved_noise_without_its_amplification_is_caught_by_table44_rate",
     "dpsgd_below_dp_shuffleg": "tests/test_shuffleg.py::test_too_much_dpsgd_noise_is_caught_by_dpsgd_below_dp_shuffleg",
+    # verifiers/checks/dme.py (seed 003 ch. 2's distributed mean estimators)
+    "mse_identity": "tests/test_dme.py::test_a_hadamard_without_its_scaling_is_caught_by_mse_identity",
+    "thm243": "tests/test_dme.py::test_a_wrong_normalisation_constant_is_caught_by_thm243",
+    "unbiased_estimators": "tests/test_dme.py::test_a_biased_rounding_is_caught_by_unbiased_estimators",
+    "mse_ordering": "tests/test_dme.py::test_a_decoder_that_ignores_the_spectrum_is_caught_by_mse_ordering",
+    "a32_condition": "tests/test_dme.py::test_a32_sufficient_condition_fails_exactly",
     # verifiers/checks/element_sum.py (seed 002's subsampled Gaussian element sum (4), Cor 2.4, Cor 2.5)
     "sum_accounting": "tests/test_element_sum.py::test_wrong_sensitivity_in_the_claim_is_caught_by_accounting",
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",

@@ -258,6 +258,7 @@ FAILING_TESTS = {
     "unbiased_estimators": "tests/test_dme.py::test_a_biased_rounding_is_caught_by_unbiased_estimators",
     "mse_ordering": "tests/test_dme.py::test_a_decoder_that_ignores_the_spectrum_is_caught_by_mse_ordering",
     "a32_condition": "tests/test_dme.py::test_a32_sufficient_condition_fails_exactly",
+    "lemma241": "tests/test_dme.py::test_a_transform_applied_to_singular_values_is_caught_by_lemma241",
     # verifiers/checks/element_sum.py (seed 002's subsampled Gaussian element sum (4), Cor 2.4, Cor 2.5)
     "sum_accounting": "tests/test_element_sum.py::test_wrong_sensitivity_in_the_claim_is_caught_by_accounting",
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",

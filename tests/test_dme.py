@@ -76,3 +76,16 @@ def test_a_decoder_that_ignores_the_spectrum_is_caught_by_mse_ordering(monkeypat
 
 def test_a32_sufficient_condition_fails_exactly():
     assert verdict("a32_condition", [point(trials=100)]) == "fail"
+
+
+def test_a_transform_applied_to_singular_values_is_caught_by_lemma241(monkeypatch):
+    assert verdict("lemma241", [point(trials=60)]) == "pass"
+
+    def on_singular_values(B, y, T, tol=1e-9):
+        U, s, Vt = np.linalg.svd(B, full_matrices=False)
+        keep = s > tol
+        w = s[keep] / T(s[keep])              # T of s, not of s^2: a wrong spectrum
+        return Vt[keep].T @ (w * (U[:, keep].T @ y)), int(keep.sum()), float(np.sum(s[keep] ** 2 / T(s[keep])))
+
+    monkeypatch.setattr(dme, "rps_once", on_singular_values)
+    assert verdict("lemma241", [point(trials=60)]) == "fail"

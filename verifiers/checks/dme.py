@@ -18,6 +18,8 @@ verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
   Fig. 2.3): RPS with Eq. 2.11's T < Rand-k-Spatial(Opt) and < Rand-k. Where the higher one has a closed form its
   exact MSE is used (a one-sample test). Pass when every pair is significant, fail when one is significant the other
   way, else inconclusive.
+- ``lemma241`` (Lemma 2.4.1): Eq. 2.5 with G_i = E_i decoded by the generic decoder equals Rand-k-Spatial (Eq. 2.2)
+  on the same runs, to float rounding, for every T.
 - ``a32_condition`` (App. A.3.2): RPS(Max) <= Rand-k (identical vectors, by Eq. 2.9) iff delta <= kn/(d + kn - k);
   the thesis adds "for n >= 2, delta <= 2/3 suffices". Exact over a grid of (n, k, d) with n k <= d: the threshold
   against 2/3 (SymPy: kn/(d + kn - k) <= n/(2n - 1) <= 2/3 whenever d >= nk, n >= 2); and at the spec's points the
@@ -220,6 +222,24 @@ def a32_condition(check: Any, mechanism: str, points: list[dict]) -> CheckResult
                         rows=rows + at_points)
 
 
+def lemma241(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    """Lemma 2.4.1 (A.3.5): Eq. 2.5 with G_i = E_i reproduces Rand-k-Spatial for any T. Exact: the same runs decoded
+    by the generic decoder of Eq. 2.5 and by Eq. 2.2 per coordinate must agree to float rounding (1e-9 relative) for
+    T = 1, Max, Opt and Avg."""
+    rows, failed = [], False
+    for pt in points:
+        for name, diff in pt["lemma241"]["max_rel_diff"].items():
+            bad = diff > 1e-9
+            failed = failed or bad
+            rows.append({"point": pt["value"], "T": name, "runs": pt["lemma241"]["runs"], "max_rel_diff": diff,
+                         "verdict": "fail" if bad else "pass"})
+    worst = max(rows, key=lambda r: r["max_rel_diff"])
+    summary = (f"largest relative difference between Eq. 2.5 (G_i = E_i) and Eq. 2.2 over {len(rows)} (point, T) "
+               f"pairs: {worst['max_rel_diff']:.2g} (T = {worst['T']})")
+    return exact_result(check, "Lemma 2.4.1", f"{SEED}: Lemma 2.4.1 (A.3.5)", ("003 Lemma 2.4.1 / Lemma 4.1 (A.3.5)",),
+                        "fail" if failed else "pass", summary, measured=worst["max_rel_diff"], bound=1e-9, rows=rows)
+
+
 DmeCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 DME_CHECKS: Registry[DmeCheckFn] = Registry("distributed mean estimation check kind")
 DME_CHECKS.add("mse_identity", mse_identity)
@@ -227,3 +247,4 @@ DME_CHECKS.add("thm243", thm243)
 DME_CHECKS.add("unbiased_estimators", unbiased)
 DME_CHECKS.add("mse_ordering", mse_ordering)
 DME_CHECKS.add("a32_condition", a32_condition)
+DME_CHECKS.add("lemma241", lemma241)

@@ -5,9 +5,27 @@ from pathlib import Path
 
 from catalog.base import fmt
 
-__all__ = ["ICON", "check_heading", "fmt", "rows_table", "save_epsilon_plot"]
+__all__ = ["ICON", "check_heading", "fmt", "rows_table", "save_epsilon_plot", "verdict_table"]
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
+
+
+def verdict_table(checks: list[dict]) -> list[str]:
+    """The first screen of every report: one row per check, its verdict, the measured figure and the bound it was
+    judged against (as its result records them), their ratio, the test's confidence and the claims it cites; the
+    sections below give each check's rule, rows and reasons."""
+    if not checks:
+        return []
+    out = ["| check | kind | verdict | measured | bound | measured / bound | confidence | claims |",
+           "|---|---|---|---|---|---|---|---|"]
+    for ch in checks:
+        m, b = ch.get("measured"), ch.get("bound")
+        ratio = (m / b if isinstance(m, (int, float)) and isinstance(b, (int, float)) and b not in (0, 0.0)
+                 and not isinstance(m, bool) else None)
+        claims = "; ".join(ch.get("claims") or []) or "-"
+        out.append(f"| {ch['id']} | {ch['kind']} | {ICON[ch['verdict']]} | {fmt(m)} | {fmt(b)} | {fmt(ratio)} | "
+                   f"{fmt(ch.get('confidence'))} | {claims} |")
+    return out + [""]
 
 
 def check_heading(ch: dict) -> list[str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.markdown import check_heading, fmt, save_epsilon_plot
+from engine.markdown import check_heading, fmt, save_epsilon_plot, verdict_table
 
 
 def curve_markdown(r: dict, figure: str) -> str:
@@ -13,6 +13,7 @@ def curve_markdown(r: dict, figure: str) -> str:
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             *verdict_table(r["checks"]),
              f"- Mechanism: {r['mechanism']}; bounds: {r['citation']}",
              f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}; swept: {field}",
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import t as student_t
 
-from engine.markdown import ICON, check_heading, fmt, rows_table
+from engine.markdown import ICON, check_heading, fmt, rows_table, verdict_table
 
 
 def markdown(r: dict, figures: dict[str, str]) -> str:
@@ -14,6 +14,7 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             *verdict_table(r["checks"]),
              f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
              f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {_claimed(r)}, "
              f"delta = {r['spec']['threat_model']['delta']}"

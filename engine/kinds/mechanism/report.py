@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog import MECHANISMS
-from engine.markdown import check_heading, rows_table, save_epsilon_plot
+from engine.markdown import check_heading, rows_table, save_epsilon_plot, verdict_table
 
 
 def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> str:
@@ -14,6 +14,7 @@ def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> s
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
+             *verdict_table(r["checks"]),
              *bullets,
              *([f"- Neighbouring data sets (the relation the privacy checks decide): {r['neighbouring']['text']}"]
                if r.get("neighbouring") else []),

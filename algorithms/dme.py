@@ -106,29 +106,19 @@ def srht_rows(rng: np.random.Generator, H: np.ndarray, n: int, k: int, scale: fl
     return np.vstack(rows)
 
 
+def _spectrum(B: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The SVD of B kept to its nonzero singular values (s_j > tol max(s, 1)): (U_k, s_k, V_k^T)."""
+    U, s, Vt = np.linalg.svd(B, full_matrices=False)
+    keep = s > tol * max(s.max(initial=0.0), 1.0)
+    return U[:, keep], s[keep], Vt[keep]
+
+
 def rps_once(B: np.ndarray, y: np.ndarray, T: Callable[[np.ndarray], np.ndarray], tol: float = 1e-9
              ) -> tuple[np.ndarray, int, float]:
     """One decode without betabar: (V diag(s_j / T(s_j^2)) U^T y, rank, sum_j s_j^2 / T(s_j^2)) over s_j > tol."""
-    U, s, Vt = np.linalg.svd(B, full_matrices=False)
-    keep = s > tol * max(s.max(initial=0.0), 1.0)
-    lam = s[keep] ** 2
-    w = s[keep] / T(lam)
-    est = Vt[keep].T @ (w * (U[:, keep].T @ y))
-    return est, int(keep.sum()), float(np.sum(lam / T(lam)))
-
-
-def rps(X: np.ndarray, H: np.ndarray, k: int, T: Callable[[np.ndarray], np.ndarray], trials: int,
-        rng: np.random.Generator, scale: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``trials`` runs of Rand-Proj-Spatial without betabar: (estimates (trials, d), ranks, sum lam/T(lam))."""
-    n, d = X.shape
-    est = np.empty((trials, d))
-    ranks = np.empty(trials, dtype=np.int64)
-    tr = np.empty(trials)
-    for t in range(trials):
-        B = srht_rows(rng, H, n, k, scale)
-        y = np.concatenate([B[i * k:(i + 1) * k] @ X[i] for i in range(n)])
-        est[t], ranks[t], tr[t] = rps_once(B, y, T)
-    return est, ranks, tr
+    U, s, Vt = _spectrum(B, tol)
+    lam = s**2
+    return Vt.T @ (s / T(lam) * (U.T @ y)), int(s.size), float(np.sum(lam / T(lam)))
 
 
 def rps_t_one(X: np.ndarray, H: np.ndarray, k: int, trials: int, rng: np.random.Generator,
@@ -158,13 +148,12 @@ def rps_multi(X: np.ndarray, H: np.ndarray, k: int, Ts: dict[str, Callable[[np.n
     for t in range(trials):
         B = srht_rows(rng, H, n, k, scale)
         y = np.concatenate([B[i * k:(i + 1) * k] @ X[i] for i in range(n)])
-        U, s, Vt = np.linalg.svd(B, full_matrices=False)
-        keep = s > 1e-9 * max(s.max(initial=0.0), 1.0)
-        ranks[t] = int(keep.sum())
-        lam = s[keep] ** 2
-        Uy = U[:, keep].T @ y
+        U, s, Vt = _spectrum(B)
+        ranks[t] = int(s.size)
+        lam = s**2
+        Uy = U.T @ y
         for name, T in Ts.items():
             tl = T(lam)
-            est[name][t] = Vt[keep].T @ (s[keep] / tl * Uy)
+            est[name][t] = Vt.T @ (s / tl * Uy)
             tr[name][t] = float(np.sum(lam / tl))
     return {name: (est[name], tr[name]) for name in Ts}, ranks

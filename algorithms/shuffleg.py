@@ -135,13 +135,14 @@ class Output:
     trace: np.ndarray | None = None     # (K, trials, d): x_1^(k+1) after every epoch, when asked for
 
 
-def gradients(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """grad f(x; (a, y)) for a batch of trials: x, a (T, d), y (T,)."""
+def gradients(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray | float) -> np.ndarray:
+    """grad f(x; (a, y)) for a batch of trials: x (T, d); a (T, d), or one record (d,) broadcast, with y (T,) or a
+    number; a new array."""
     if loss == "mean":
         return x - a
     if loss == "linear":
-        return -a
-    r = np.einsum("ij,ij->i", x, a)
+        return np.broadcast_to(-a, x.shape).copy()
+    r = x @ a if a.ndim == 1 else np.einsum("ij,ij->i", x, a)
     if loss == "ridge":
         return (2.0 * (r - y))[:, None] * a
     if loss == "logistic":
@@ -279,7 +280,7 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
                 a, yi = A_ep[i], y_ep[i]
             else:
                 a, yi = prob.P[i - nd], prob.yp[i - nd]
-            g = _gradient(prob.loss, x, a, yi)
+            g = gradients(prob.loss, x, a, yi)
             if G2 < np.inf:
                 nrm2 = np.einsum("ij,ij->i", g, g)
                 over = int(np.count_nonzero(nrm2 > G2))
@@ -296,20 +297,6 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
         if kept is not None:
             kept[k] = x
     return x, clipped, evals, kept
-
-
-def _gradient(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray | float) -> np.ndarray:
-    """grad f(x; (a, y)) for a batch of trials (a: (T, d) or one record (d,), broadcast); a new array."""
-    if loss == "mean":
-        return x - a
-    if loss == "linear":
-        return np.broadcast_to(-a, x.shape).copy()
-    r = x @ a if a.ndim == 1 else np.einsum("ij,ij->i", x, a)
-    if loss == "ridge":
-        return (2.0 * (r - y))[:, None] * a
-    if loss == "logistic":
-        return (0.5 * (1.0 + np.tanh(0.5 * r)) - y)[:, None] * a
-    raise ValueError(f"unknown loss {loss!r}")
 
 
 def optimum(prob: Problem, clip: float = np.inf) -> tuple[np.ndarray, float]:

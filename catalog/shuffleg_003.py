@@ -196,6 +196,7 @@ def run_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = No
                                    (n + 1 - nd) if inst == "interleaved" else 1, p["delta"])
             if private and G > 0 and sigma > 0 else None)
     rr = acc.rr_epsilon(G, sigma, n, K, p["delta"]) if inst == "dp_shuffleg" and G > 0 and sigma > 0 else None
+    thesis_alpha = acc.thesis_alpha(sigma, p["delta"], G, inv_m) if private and G > 0 and sigma > 0 else None
     return {
         "params": p, "trials": trials, "relation": None if relation is None else relation.label,
         "S": S, "n_d": nd, "d": prob.d, "sigma": sigma, "sigma_provenance": prov, "calibrated": calibrated and private,
@@ -207,10 +208,9 @@ def run_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = No
         "releases": [r.to_dict() for r in out.releases],
         "privacy": None if not private else {
             "epsilon": eps, "alpha": alpha, "rdp_slope": a, "target_epsilon": p["epsilon"], "delta": p["delta"],
-            "thesis_alpha": acc.thesis_alpha(sigma, p["delta"], G, inv_m) if G > 0 and sigma > 0 else None,
-            "thesis_alpha_epsilon": (acc.epsilon_at(a, p["delta"], acc.thesis_alpha(sigma, p["delta"], G, inv_m))
-                                     if G > 0 and sigma > 0 and acc.thesis_alpha(sigma, p["delta"], G, inv_m) > 1
-                                     else None),
+            "thesis_alpha": thesis_alpha,
+            "thesis_alpha_epsilon": (acc.epsilon_at(a, p["delta"], thesis_alpha)
+                                     if thesis_alpha is not None and thesis_alpha > 1 else None),
             "inverse_m": inv_m, "dp_accounting": view,
             "rr_refinement": None if rr is None else {"epsilon": rr[0], "alpha": rr[1]},
             "privacy_step_cap": caps["privacy"]},
@@ -261,10 +261,7 @@ def run_audit(p: Mapping[str, Any], sigma: float, seq: Any) -> dict | None:
         out = sg.run(prob, sched, eta=1.0, order="ig", x1=np.zeros(1), clip=G, trials=p["audit_trials"], seq=s)
         scores.append(out.last[:, 0])
     b = lower_bound(scores[0], scores[1], delta=p["delta"], confidence=0.95)
-    a = acc.rdp_slope(acc.Epoch(r.private_steps, r.noisy_steps_after, r.sigma, G)
-                      for r in sg.run(sg.Problem("linear", np.zeros((n, 1)), np.zeros(n), np.zeros((n, 1)),
-                                                 np.zeros(n)), sched, eta=1.0, order="ig", x1=np.zeros(1),
-                                      clip=G, trials=1, seq=np.random.SeedSequence(0)).releases)
+    a = acc.rdp_slope(acc.Epoch.of(r.to_dict()) for r in out.releases)      # the epochs the audited runs ran
     # the claim audited: the spec's epsilon when the noise was calibrated to it, else the lemma's epsilon of sigma
     claim = p["epsilon"] if p["sigma"] < 0 else acc.epsilon(a, p["delta"])[0]
     # the exact privacy of this audit's mechanism: a Gaussian shift 2 G (eta = 1) per private epoch against all the

@@ -81,6 +81,21 @@ def weighted_slope(x: np.ndarray, y: np.ndarray, y_se: np.ndarray, confidence: f
     return SlopeFit(slope, se, slope - t * se, slope + t * se, intercept)
 
 
+def welch_one_sided(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(p-value of 'mean a < mean b', p-value of 'mean a > mean b'), one-sided Welch t-tests. Two samples without
+    spread (deterministic runs) are compared exactly: (0, 1), (1, 0), or (1, 1) when equal."""
+    import warnings
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if np.ptp(a) == 0 and np.ptp(b) == 0:
+        return (0.0, 1.0) if a[0] < b[0] else (1.0, 0.0) if a[0] > b[0] else (1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
+        t = stats.ttest_ind(a, b, equal_var=False)
+    half = float(t.pvalue) / 2
+    return (half, 1 - half) if t.statistic < 0 else (1 - half, half)
+
+
 def z_quantile(confidence: float) -> float:
     """The standard normal quantile at ``confidence`` (one-sided)."""
     return float(stats.norm.ppf(confidence))

@@ -121,6 +121,17 @@ def exceeds(value: float, bound: float) -> bool:
     return value > bound * (1 + EXACT_REL_SLACK) + EXACT_ABS_SLACK
 
 
+def combine_verdicts(verdicts: list[str]) -> str:
+    """One verdict from several points' (or pairs'): fail if any failed; inapplicable if none was judged; pass if every
+    judged one passed; else inconclusive."""
+    if "fail" in verdicts:
+        return "fail"
+    judged = [v for v in verdicts if v != "inapplicable"]
+    if not judged:
+        return "inapplicable"
+    return "pass" if all(v == "pass" for v in judged) else "inconclusive"
+
+
 def decided(failed: bool, passed: int) -> str:
     """An exact check's verdict: fail if any point failed, pass if any point was judged, else inapplicable."""
     return "fail" if failed else "pass" if passed else "inapplicable"

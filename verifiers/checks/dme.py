@@ -37,8 +37,8 @@ import sympy as sp
 from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, exact_result
-from verifiers.stats import mean_ci
+from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.stats import mean_ci, welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 2"
 CLAIM = {"rand_k": "003 Eq. 2.1", "rps_one": "003 Thm 2.4.4 / Thm 4.4 (A.3.4), Eq. 2.10"}
@@ -96,8 +96,7 @@ def thm243(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                      "mse": ci.mean, "lower": ci.lower, "upper": ci.upper, "identity": ident, "bound": bound,
                      "rand_k_spatial_max": float(np.mean(pt["estimators"]["rand_k_spatial_max"]["sq_error"])),
                      "verdict": v})
-    v = "fail" if "fail" in verdicts else "inapplicable" if all(x == "inapplicable" for x in verdicts) else (
-        "pass" if all(x in ("pass", "inapplicable") for x in verdicts) else "inconclusive")
+    v = combine_verdicts(verdicts)
     judged = [r for r in rows if "bound" in r]
     worst = max(judged, key=lambda r: r["mse"] / r["bound"], default=None)
     summary = ("no identical-vector point" if worst is None else
@@ -137,14 +136,6 @@ def unbiased(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                         measured=worst["W"], bound=worst["critical"])
 
 
-def _welch_less(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    if np.ptp(a) == 0 and np.ptp(b) == 0:
-        return (0.0, 1.0) if a[0] < b[0] else (1.0, 0.0) if a[0] > b[0] else (1.0, 1.0)
-    t = stats.ttest_ind(a, b, equal_var=False)
-    half = float(t.pvalue) / 2
-    return (half, 1 - half) if t.statistic < 0 else (1 - half, half)
-
-
 def mse_ordering(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     pairs_by: list[tuple[dict, str, str, str]] = []
     for pt in points:
@@ -173,7 +164,7 @@ def mse_ordering(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
             lo, hi = (half, 1 - half) if t.statistic < 0 else (1 - half, half)
             eb = np.array([closed])
         else:
-            lo, hi = _welch_less(ea, eb)
+            lo, hi = welch_one_sided(ea, eb)
         v = "pass" if lo < level else "fail" if hi < level else "inconclusive"
         verdicts.append(v)
         rows.append({"point": pt["value"], "R": pt["R"], "lower": a, "higher": b, "mse_lower": float(ea.mean()),

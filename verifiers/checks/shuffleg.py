@@ -40,7 +40,7 @@ from typing import Any, Callable
 import numpy as np
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result
+from verifiers.checks.base import CheckResult, cited_result, combine_verdicts
 from verifiers.stats import chi2_variance_test, detectable_variance_ratio, mean_ci
 from verifiers.theorems import shuffleg_003 as thm
 
@@ -76,15 +76,6 @@ def step_caps(c: Any, n: int, K: int, instance: str) -> dict:
 
 def _instance(points: list[dict]) -> str:
     return points[0]["params"]["instance"]
-
-
-def _verdict(verdicts: list[str]) -> str:
-    if "fail" in verdicts:
-        return "fail"
-    judged = [v for v in verdicts if v != "inapplicable"]
-    if not judged:
-        return "inapplicable"
-    return "pass" if all(v == "pass" for v in judged) else "inconclusive"
 
 
 def accounting(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -124,7 +115,7 @@ def accounting(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                            "rdp_curve_rel_diff": view.get("max_rel_rdp_difference"),
                            "prop434_on_dp_accounting_grid": view.get("prop434_on_its_grid"),
                            "max_record_uses_per_epoch": uses, "verdict": v})
-    verdict = _verdict(verdicts)
+    verdict = combine_verdicts(verdicts)
     judged = [r for r in rows if "epsilon_ours" in r]
     worst = max(judged, key=lambda r: abs(r["epsilon_ours"] - r["target"]), default=None)
     summary = ("no point is a calibrated private run" if worst is None else
@@ -161,7 +152,7 @@ def noise(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
         verdicts.append(v)
         rows.append({"point": pt["value"], "variance_ratio": ratio, "p_value": pval, "outputs": pr["count"],
                      "detectable_ratio": power, "verdict": v})
-    verdict = _verdict(verdicts)
+    verdict = combine_verdicts(verdicts)
     judged = [r for r in rows if "variance_ratio" in r]
     worst = min(judged, key=lambda r: r["p_value"], default=None)
     summary = ("no noise to test" if worst is None else
@@ -190,7 +181,7 @@ def audit(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
                      "lemma_mu": au.get("claim_mu"), "largest_detectable": au.get("largest_detectable"),
                      "exact_epsilon": gaussian_epsilon(au["exact_mu"], pt["params"]["delta"]),
                      "trials_per_side": au["trials_per_side"], "verdict": v})
-    verdict = _verdict(verdicts)
+    verdict = combine_verdicts(verdicts)
     judged = [r for r in rows if "epsilon_lower" in r]
     worst = max(judged, key=lambda r: r["epsilon_lower"] / max(r["claim"], 1e-300), default=None)
     summary = ("nothing to audit" if worst is None else
@@ -294,7 +285,7 @@ def _bound(check: Any, mechanism: str, points: list[dict], which: str) -> CheckR
                      "dominant": dom, "dominant_share": t[dom] / b if b > 0 else 1.0, "eta": pt["eta"],
                      "eta_over_cap": pt["eta"] / pt["step_caps"]["corollary" if which == "bound" else "theorem"],
                      "decided_by": how, "verdict": v})
-    verdict = _verdict(verdicts)
+    verdict = combine_verdicts(verdicts)
     judged = [r for r in rows if "bound" in r]
     worst = max(judged, key=lambda r: max(r["mean"], r["exact_noise_part"] or 0) / r["bound"], default=None)
     if worst is None:

@@ -22,30 +22,17 @@ at equal privacy (§4.6.6, Table 4.4; the experiments of §4.7.5 / Fig. 4.2). Ln
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, exact_result
+from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.stats import welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 4"
 PRIVATE = ("dp_shuffleg", "priv_pub", "pub_priv")
-
-
-def welch_less(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(p-value of 'mean a < mean b', p-value of 'mean a > mean b'), one-sided Welch t-tests. Two samples without
-    spread (deterministic runs: Public Only, or a method its step turned into Public Only) are compared exactly."""
-    if np.ptp(a) == 0 and np.ptp(b) == 0:
-        return (0.0, 1.0) if a[0] < b[0] else (1.0, 0.0) if a[0] > b[0] else (1.0, 1.0)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
-        t = stats.ttest_ind(a, b, equal_var=False)
-    half = float(t.pvalue) / 2
-    return (half, 1 - half) if t.statistic < 0 else (1 - half, half)
 
 
 def interleaved_best(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -57,7 +44,7 @@ def interleaved_best(check: Any, mechanism: str, points: list[dict]) -> CheckRes
         better, worse = [], []
         for other in PRIVATE:
             o = np.asarray(pt["instances"][other]["excess"])
-            lo, hi = welch_less(inter, o)
+            lo, hi = welch_one_sided(inter, o)
             row[other] = float(o.mean())
             row[f"p_{other}"] = lo
             if lo < level:
@@ -83,7 +70,7 @@ def public_only_suboptimal(check: Any, mechanism: str, points: list[dict]) -> Ch
         pub = np.asarray(pt["instances"]["public_only"]["excess"])
         best = min(PRIVATE + ("interleaved",), key=lambda k: float(np.mean(pt["instances"][k]["excess"])))
         b = np.asarray(pt["instances"][best]["excess"])
-        lo, hi = welch_less(b, pub)                  # lo: the best private method below Public Only
+        lo, hi = welch_one_sided(b, pub)                  # lo: the best private method below Public Only
         v = "pass" if lo < 1 - check.confidence else "fail" if hi < 1 - check.confidence else "inconclusive"
         rows.append({"epsilon": pt["value"], "public_only": float(pub.mean()), "best_private": best,
                      "best_private_excess": float(b.mean()), "p_value": lo, "verdict": v})
@@ -132,8 +119,7 @@ def dissimilarity_order(check: Any, mechanism: str, points: list[dict]) -> Check
              "pass" if dv["C_part_upper"] <= dv["C_full"] else "inconclusive")
         verdicts.append(v)
         rows.append({"epsilon": pt["value"], **dv, "verdict": v})
-    v = "fail" if "fail" in verdicts else "inapplicable" if all(x == "inapplicable" for x in verdicts) else (
-        "pass" if all(x == "pass" for x in verdicts if x != "inapplicable") else "inconclusive")
+    v = combine_verdicts(verdicts)
     r = next((x for x in rows if "C_full" in x), None)
     summary = ("no point has the mean loss" if r is None else
                f"C_n^full = {r['C_full']:.4g}; C_n^part in [{r['C_part_lower']:.4g}, {r['C_part_upper']:.4g}] "
@@ -161,7 +147,7 @@ def dpsgd_below_dp_shuffleg(check: Any, mechanism: str, points: list[dict]) -> C
     for pt in points:
         sgd = np.asarray(pt["instances"]["dpsgd"]["excess"])
         shuf = np.asarray(pt["instances"]["dp_shuffleg"]["excess"])
-        lo, hi = welch_less(sgd, shuf)
+        lo, hi = welch_one_sided(sgd, shuf)
         v = "pass" if lo < 1 - check.confidence else "fail" if hi < 1 - check.confidence else "inconclusive"
         rows.append({"epsilon": pt["value"], "dpsgd": float(sgd.mean()), "dp_shuffleg": float(shuf.mean()),
                      "p_value": lo, "dpsgd_noise_multiplier": pt["instances"]["dpsgd"]["noise_multiplier"],

@@ -38,12 +38,28 @@ AUDIT_TRIALS = 200_000         # per side of the audit's neighbouring pair
 DataName = Literal["gaussian", "constant", "mirror", "digits69", "cancer_split", "diabetes_split"]
 
 
-class ShuffleGParams(MechanismParams):
+class ShuffleGProblem(MechanismParams):
+    """The fields of the problem and privacy target both shuffled-gradient entries share."""
+
+    order: Literal["ig", "so", "rr"] = Field("rr", description="private order: incremental, shuffle once, random "
+                                                               "reshuffling (§4.7: RR)")
+    loss: Literal["mean", "ridge", "logistic"] = Field("mean", description="§4.7.2's tasks")
+    lam: float = Field(0.1, ge=0, le=100, description="lambda of ridge / l1 (§4.7.2: 0.1)")
+    radius: float = Field(10.0, gt=0, le=1e6, description="C of the ball (§4.7.2: 10)")
+    d: int = Field(5, ge=1, le=512, description="dimension of the synthetic data")
+    epsilon: float = Field(5.0, gt=0, le=100, description="the privacy target the noise is calibrated to")
+    delta: float = Field(1e-6, gt=0, lt=1, description="§4.7: 1e-6")
+    spread: float = Field(1.0, ge=0, le=1000, description="gaussian: std of the private records")
+    shift: float = Field(0.0, ge=0, le=1000, description="gaussian / constant: the public records' shift along e_1")
+    centre: float = Field(0.0, ge=-1000, le=1000, description="gaussian / constant: the private records' mean along "
+                                                              "e_1 (the public ones': centre + shift)")
+    data_seed: int = Field(0, ge=0, le=2**31, description="draws the synthetic data (fixed over trials)")
+
+
+class ShuffleGParams(ShuffleGProblem):
     instance: Literal["shuffleg", "dp_shuffleg", "priv_pub", "pub_priv", "interleaved", "public_only"] = Field(
         description="Table 4.1 / 4.2: shuffleg (non-private), dp_shuffleg, priv_pub (Alg. 4), pub_priv (Alg. 5), "
                     "interleaved (Alg. 6), public_only")
-    order: Literal["ig", "so", "rr"] = Field("rr", description="private order: incremental, shuffle once, random "
-                                                               "reshuffling (§4.7: RR)")
     data: DataName = Field(
         "gaussian", description="gaussian: private N(centre e_1, spread^2 I_d) (+ linear targets for ridge / "
                                 "logistic), public the same shifted by `shift` along e_1; constant: every private "
@@ -51,19 +67,13 @@ class ShuffleGParams(MechanismParams):
                                 "private records, the public ones the same records in a random order (plus the shift); "
                                 "digits69 / cancer_split / diabetes_split: packaged stand-ins (algorithms/datasets.py "
                                 "shuffleg_arrays)")
-    loss: Literal["mean", "ridge", "logistic"] = Field("mean", description="§4.7.2's tasks")
     regulariser: Literal["none", "ridge", "l1", "ball"] = Field("ridge", description="psi (§4.7.2: ball for mean "
                                                                 "estimation, ridge, l1)")
-    lam: float = Field(0.1, ge=0, le=100, description="lambda of ridge / l1 (§4.7.2: 0.1)")
-    radius: float = Field(10.0, gt=0, le=1e6, description="C of the ball (§4.7.2: 10)")
     n: int = Field(100, ge=1, le=20_000, description="private records (packaged data: the first n)")
-    d: int = Field(5, ge=1, le=512, description="dimension of the synthetic data")
     K: int = Field(50, ge=2, le=100_000, description="epochs (App. C assumes K >= 2; §4.7: 50)")
     p: float = Field(0.5, gt=0, le=1, description="fraction of private steps (Table 4.4): priv_pub S = round(pK) "
                                                    "private epochs, pub_priv K - S = round(pK), interleaved n_d = "
                                                    "round(pn) (§4.7: 0.5)")
-    epsilon: float = Field(5.0, gt=0, le=100, description="the privacy target the noise is calibrated to")
-    delta: float = Field(1e-6, gt=0, lt=1, description="§4.7: 1e-6")
     clip: float = Field(10.0, ge=0, le=1e6, description="G: gradients clipped to this norm (§4.7: 10); 0: none "
                                                         "(then no privacy claim holds)")
     sigma: float = Field(-1.0, ge=-1, le=1e6, description="noise std of private epochs; -1: calibrated (Lemma "
@@ -71,12 +81,7 @@ class ShuffleGParams(MechanismParams):
     eta_frac: float = Field(1.0, gt=0, le=100, description="step = eta_frac x the cap of the convergence claim's "
                                                            "step-size condition")
     eta: float = Field(0.0, ge=0, le=10, description="> 0: this absolute step instead")
-    spread: float = Field(1.0, ge=0, le=1000, description="gaussian: std of the private records")
-    shift: float = Field(0.0, ge=0, le=1000, description="gaussian / constant: the public records' shift along e_1")
-    centre: float = Field(0.0, ge=-1000, le=1000, description="gaussian / constant: the private records' mean along "
-                                                              "e_1 (the public ones': centre + shift)")
     x1_offset: float = Field(1.0, ge=0, le=1e4, description="the start x_1 = x* + x1_offset e_1 (0: start at x*)")
-    data_seed: int = Field(0, ge=0, le=2**31, description="draws the synthetic data (fixed over trials)")
     audit_n: int = Field(0, ge=0, le=64, description="the audit's records (linear loss, 1-D, canary last); 0: "
                                                      "1, or 2 for Interleaved (n_d = 1 and one noisy public step): "
                                                      "the sizes at which the audited run attains the lemma's RDP")
@@ -337,27 +342,16 @@ DPSGD_RATE = 0.1             # the DP-SGD baseline's sampling rate: K / q steps 
 THESIS_ETAS = tuple(m * 10.0**-e for e in range(1, 10) for m in (5.0, 1.0))   # 0.5, 0.1, 0.05, ..., 5e-9, 1e-9
 
 
-class ShuffleGGridParams(MechanismParams):
+class ShuffleGGridParams(ShuffleGProblem):
     data: DataName = Field("digits69", description="as the shuffleg mechanism's data (§4.7's data sets by their "
                                                    "packaged stand-ins)")
-    loss: Literal["mean", "ridge", "logistic"] = Field("mean", description="§4.7.2's tasks")
     regulariser: Literal["none", "ridge", "l1", "ball"] = Field("ball", description="psi (§4.7.2: ball for mean "
                                                                 "estimation, ridge for ridge, l1 for logistic)")
-    lam: float = Field(0.1, ge=0, le=100, description="lambda of ridge / l1 (§4.7.2: 0.1)")
-    radius: float = Field(10.0, gt=0, le=1e6, description="C of the ball (§4.7.2: 10)")
     n: int = Field(180, ge=2, le=20_000, description="private records = public records (the first n of each)")
-    d: int = Field(5, ge=1, le=512, description="dimension of the synthetic data")
     K: int = Field(50, ge=2, le=10_000, description="epochs (§4.7: 50)")
     p: float = Field(0.5, gt=0, lt=1, description="fraction of private steps (§4.7: 0.5)")
-    epsilon: float = Field(5.0, gt=0, le=100, description="the privacy every private instance is calibrated to")
-    delta: float = Field(1e-6, gt=0, lt=1, description="§4.7: 1e-6")
     clip: float = Field(10.0, gt=0, le=1e6, description="G (§4.7: clipping at 10)")
-    order: Literal["ig", "so", "rr"] = Field("rr", description="private order (§4.7: RR)")
     tune_trials: int = Field(10, ge=2, le=1000, description="runs per step of the grid search (§4.7: 10 runs)")
-    spread: float = Field(1.0, ge=0, le=1000, description="synthetic data: std of the private records")
-    shift: float = Field(0.0, ge=0, le=1000, description="synthetic data: the public records' shift along e_1")
-    centre: float = Field(0.0, ge=-1000, le=1000, description="synthetic data: the private records' mean along e_1")
-    data_seed: int = Field(0, ge=0, le=2**31, description="draws the synthetic data")
     permutations: int = Field(2000, ge=10, le=10**6, description="random orders searched for the largest partial "
                                                                  "dissimilarity (a lower bound on C_n^part)")
 

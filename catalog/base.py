@@ -166,6 +166,30 @@ def fmt(x: object) -> str:
         return "-"
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, (int, float)):
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        # a whole number below a million as written (n = 14142, not 1.414e+04); anything else to 4 significant digits
+        if math.isfinite(x) and x == round(x) and abs(x) < 1e6:
+            return str(int(x))
         return f"{x:.4g}"
     return str(x)
+
+
+def save_figure(fig: Any, out_dir: Path, name: str) -> str:
+    """A report's figure twice: ``name.png`` for the markdown page and ``name.svg`` (vector, for a paper or a
+    zoom), both without a timestamp and with fixed SVG element ids, so the same results give the same bytes.
+    Closes the figure; returns the PNG's file name."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    fig.savefig(out_dir / f"{name}.png", dpi=90, metadata={"Software": None})
+    with matplotlib.rc_context({"svg.hashsalt": name}):
+        fig.savefig(out_dir / f"{name}.svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    return f"{name}.png"
+
+
+def figure_link(png: str, alt: str) -> str:
+    """The markdown of a report's figure: the PNG inline, its vector copy (save_figure) linked beside it."""
+    return f"![{alt}]({png})  \n[vector (SVG)]({png[:-4]}.svg)"

@@ -34,7 +34,7 @@ import numpy as np
 from pydantic import Field
 
 from algorithms import element_sgd as es
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.accountants import element_rdp as er
 from verifiers.audit import lower_bound
 from verifiers.checks.element_fig3 import FIG3_CHECKS
@@ -371,10 +371,7 @@ def figure(r: dict, out_dir: Path) -> str | None:
     ax.set_title(f"{r['name']}: Fig. 3 (dotted: non-private)")
     ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
-    name = f"{r['name']}_fig3.png"
-    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    return name
+    return save_figure(fig, out_dir, f"{r['name']}_fig3")
 
 
 def report(r: dict) -> tuple[list[str], list[str]]:

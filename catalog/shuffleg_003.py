@@ -23,7 +23,7 @@ from pydantic import Field
 
 from algorithms import shuffleg as sg
 from algorithms.datasets import shuffleg_arrays
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.accountants import shuffleg_privacy as acc
 from verifiers.checks.shuffleg import SHUFFLEG_CHECKS, step_caps
 from verifiers.checks.shuffleg_grid import SHUFFLEG_GRID_CHECKS
@@ -502,10 +502,7 @@ def grid_figure(r: dict, out_dir: Path) -> str | None:
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"{r['name']}: Fig. 4.2 on the stand-in data")
     fig.tight_layout()
-    name = f"{r['name']}_curves.png"
-    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    return name
+    return save_figure(fig, out_dir, f"{r['name']}_curves")
 
 
 GRID_DATA = ("the packaged stand-ins of algorithms/datasets.py shuffleg_arrays for Table 4.5's data sets: digits69 "

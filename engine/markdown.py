@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from catalog.base import fmt
+from catalog.base import figure_link, fmt, save_figure
 
-__all__ = ["ICON", "check_heading", "fmt", "rows_table", "save_epsilon_plot", "verdict_table"]
+__all__ = ["ICON", "check_heading", "figure_link", "fmt", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
 
@@ -42,7 +42,6 @@ def rows_table(rows) -> list[str]:
 
 def save_epsilon_plot(fig, ax, r: dict, out_dir: Path) -> str:
     """Log-log axes, labels and the file for a plot of epsilon against the swept parameter."""
-    import matplotlib.pyplot as plt
 
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -51,7 +50,4 @@ def save_epsilon_plot(fig, ax, r: dict, out_dir: Path) -> str:
     ax.set_title(r["name"])
     ax.legend(fontsize=7)
     fig.tight_layout()
-    name = f"{r['name']}.png"
-    fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    return name
+    return save_figure(fig, out_dir, r["name"])

@@ -28,3 +28,30 @@ def test_the_report_opens_with_a_row_per_check(tmp_path, name):
         assert cells[0] == ch["id"] and cells[2] == ch["verdict"].upper()
         assert cells[7] == ("; ".join(ch["claims"]) or "-")
     assert not md[head + 2 + len(checks)].startswith("|")
+
+
+@pytest.mark.parametrize("name", ["agd_smooth", "shuffle_fig2a", "threat_models_logistic", "shuffleg_grid_cancer"])
+def test_every_figure_has_a_vector_copy_linked_beside_it(tmp_path, name):
+    """Each kind's figures come as PNG (for the page) and SVG (for a paper), the SVG linked under the PNG, and the SVG
+    is the same bytes when the same results are rendered again (no timestamp, fixed element ids)."""
+    src = ROOT / "reports" / f"{name}.json"
+    shutil.copy(src, tmp_path / src.name)
+    md = render(tmp_path / src.name).read_text()
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs
+    first = {}
+    for png in pngs:
+        svg = tmp_path / (png[:-4] + ".svg")
+        assert svg.read_text().lstrip().startswith("<?xml") and "<svg" in svg.read_text()
+        assert f"]({png})" in md and f"]({svg.name})" in md
+        first[svg.name] = svg.read_bytes()
+    render(tmp_path / src.name)
+    assert all((tmp_path / n).read_bytes() == b for n, b in first.items())
+
+
+@pytest.mark.parametrize("x, text", [(14142.0, "14142"), (14142, "14142"), (1e8, "1e+08"), (0.123456, "0.1235"),
+                                     (2.0, "2"), (None, "-"), (True, "yes"), (float("inf"), "inf")])
+def test_numbers_print_at_a_sensible_precision(x, text):
+    from engine.markdown import fmt
+
+    assert fmt(x) == text

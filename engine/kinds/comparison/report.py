@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.markdown import ICON, check_heading, fmt, rows_table, verdict_table
+from engine.markdown import ICON, check_heading, figure_link, fmt, rows_table, save_figure, verdict_table
 
 
 def _risk_summary(point: dict) -> tuple[float, float]:
@@ -49,7 +49,7 @@ def comparison_markdown(r: dict, figures: dict[str, str]) -> str:
     for sw in r["sweeps"]:
         lines += ["", f"## Excess risk against {sw['field']}", ""]
         if sw["field"] in figures:
-            lines += [f"![{sw['field']}]({figures[sw['field']]})", "",
+            lines += [figure_link(figures[sw["field"]], sw["field"]), "",
                       "One panel per threat model: the measured mean excess risk (95% interval), the run's rate "
                       "(its hidden constant fitted as the median of measured/rate over the points, capped at L D) "
                       "and the trivial level F(w0) - F*.", ""]
@@ -104,10 +104,7 @@ def _comparison_plots(r: dict, out_dir: Path) -> dict[str, str]:
             ax.legend(fontsize=7)
         axes[0][0].set_ylabel("excess risk")
         fig.tight_layout()
-        name = f"{r['name']}_{sw['symbol']}.png"
-        fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-        plt.close(fig)
-        figures[sw["field"]] = name
+        figures[sw["field"]] = save_figure(fig, out_dir, f"{r['name']}_{sw['symbol']}")
     return figures
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.markdown import check_heading, fmt, save_epsilon_plot, verdict_table
+from engine.markdown import check_heading, figure_link, fmt, save_epsilon_plot, verdict_table
 
 
 def curve_markdown(r: dict, figure: str) -> str:
@@ -17,7 +17,7 @@ def curve_markdown(r: dict, figure: str) -> str:
              f"- Mechanism: {r['mechanism']}; bounds: {r['citation']}",
              f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}; swept: {field}",
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
-             f"in {r['seconds']:.1f} s", "", f"![epsilon]({figure})", "",
+             f"in {r['seconds']:.1f} s", "", figure_link(figure, "epsilon"), "",
              f"| {field} | epsilon, Thm 1 (upper) | order | epsilon, Thm 2 (lower) | order |"
              + "".join(f" {b} |" for b in r.get("baselines", {})),
              "|---|---|---|---|---|" + "---|" * len(r.get("baselines", {}))]

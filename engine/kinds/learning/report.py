@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import t as student_t
 
-from engine.markdown import ICON, check_heading, fmt, rows_table, verdict_table
+from engine.markdown import ICON, check_heading, figure_link, fmt, rows_table, save_figure, verdict_table
+from verifiers.theorems import THEOREMS
 
 
 def markdown(r: dict, figures: dict[str, str]) -> str:
@@ -37,7 +38,7 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
             lines += ["", f"About {ch['trials_needed']} trials per point would decide it at this confidence."]
         lines += rows_table(ch["rows"])
         if ch["id"] in figures:
-            lines += ["", f"![{ch['id']}]({figures[ch['id']]})"]
+            lines += ["", figure_link(figures[ch["id"]], ch["id"])]
     lines += ["", "## Measurements", "",
               "Mean over trials, its standard error and a two-sided 95% t interval (the checks use their own levels).", "",
               "| point | measure | trials | mean | s.e. | 95% CI | shared error |", "|---|---|---|---|---|---|---|"]
@@ -92,21 +93,21 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
             ax.set_yscale("log")
         else:
             ax.errorbar(x, mean, yerr=[mean - np.array([row["lcl"] for row in rows]),
-                                       np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (CI)")
-            ax.plot(x, [row["bound"] for row in rows], "r--", label="explicit bound")
+                                       np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (two-sided interval of the check)")
+            ax.plot(x, [row["bound"] for row in rows], "r--", label="the theorem's explicit bound")
             if any(row.get("sup_risk") is not None for row in rows):
                 ax.plot(x, [row.get("sup_risk") or np.nan for row in rows], "k:", label="sup_W F - F* (ceiling)")
             ax.set_xscale("log")
             ax.set_yscale("log")
-        ax.set_xlabel(r["sweep"]["field"] if r["sweep"] else "point")
-        ax.set_ylabel(ch["theorem"] or ch["kind"])
-        ax.set_title(f"{ch['id']}: {ch['verdict']}")
+        ax.set_xlabel(f"{r['sweep']['symbol']} ({r['sweep']['field']}, log scale)" if r["sweep"] else "point")
+        thm = THEOREMS.get(ch["theorem"]) if ch.get("theorem") in THEOREMS else None
+        what = thm.measures.replace("_", " ") if thm is not None else ch["kind"]
+        ax.set_ylabel(f"{what} (log scale)")
+        ax.set_title(f"{ch['id']}: {what} against {r['sweep']['symbol'] if r['sweep'] else 'point'} "
+                     f"({ch['verdict']})", fontsize=9)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        name = f"{r['name']}_{ch['id']}.png"
-        fig.savefig(out_dir / name, dpi=90, metadata={"Software": None})
-        plt.close(fig)
-        figures[ch["id"]] = name
+        figures[ch["id"]] = save_figure(fig, out_dir, f"{r['name']}_{ch['id']}")
     return figures
 
 

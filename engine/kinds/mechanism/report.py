@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog import MECHANISMS
-from engine.markdown import check_heading, rows_table, save_epsilon_plot, verdict_table
+from engine.markdown import check_heading, figure_link, rows_table, save_epsilon_plot, verdict_table
 
 
 def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> str:
@@ -22,9 +22,9 @@ def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> s
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "
              f"in {r['seconds']:.1f} s", ""]
     if figure:
-        lines += [f"![privacy]({figure})", ""]
+        lines += [figure_link(figure, "privacy"), ""]
     if own:
-        lines += [f"![{r['mechanism']}]({own})", ""]
+        lines += [figure_link(own, r["mechanism"]), ""]
     lines += body
     for ch in r["checks"]:
         lines += check_heading(ch) + rows_table(ch["rows"])

@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "LocalCluster)")
     r.add_argument("--csv", metavar="DIR", help="also write DIR/<name>_checks.csv (one row per check) and, for a "
                                                 "learning run, DIR/<name>_trials.csv (one row per point and trial)")
+    r.add_argument("--parquet", metavar="DIR", help="the same two tables as Parquet files (needs pyarrow: pip install "
+                                                    "'privbench[parquet]')")
     r.add_argument("--junit", metavar="FILE", help="also write the checks as JUnit XML (a failed check a failure, an "
                                                    "inconclusive or inapplicable one skipped) for CI systems")
     r.add_argument("--time-limit", type=_positive("--time-limit"), metavar="HOURS",
@@ -230,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
             _check_out(Path(args.out))                # before any compute: a run must be able to write its report
             if args.csv:
                 _check_out(Path(args.csv), "--csv")
+            if args.parquet:
+                _check_out(Path(args.parquet), "--parquet")
+                from engine import exports
+
+                exports.parquet_engine()          # before any compute: say now that pyarrow is missing
             if args.junit:
                 _check_out(Path(args.junit).parent, "--junit")
         return {"run": cmd_run, "validate": cmd_validate, "list": cmd_list, "report": cmd_report,
@@ -388,11 +395,13 @@ def _finish(spec, kind, results: dict, args) -> int:
     from engine import render
 
     json_path, md_path = render.write(results, Path(args.out))
-    if getattr(args, "csv", None) or getattr(args, "junit", None):
+    if getattr(args, "csv", None) or getattr(args, "parquet", None) or getattr(args, "junit", None):
         from engine import exports
 
         if args.csv:
             exports.write_csv(results, Path(args.csv))
+        if args.parquet:
+            exports.write_parquet(results, Path(args.parquet))
         if args.junit:
             Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
             Path(args.junit).write_text(exports.junit_xml(results), encoding="utf-8")

@@ -60,13 +60,41 @@ def junit_xml(results: dict) -> str:
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def _tables(results: dict) -> dict[str, pd.DataFrame]:
+    """The tables of a run, by file-name suffix: checks, and a learning run's trials."""
+    trials = trials_frame(results)
+    return {"checks": checks_frame(results)} | ({"trials": trials} if trials is not None else {})
+
+
 def write_csv(results: dict, folder: Path) -> list[Path]:
     """DIR/<name>_checks.csv and, for a learning run, DIR/<name>_trials.csv; the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
-    out = [folder / f"{results['name']}_checks.csv"]
-    checks_frame(results).to_csv(out[0], index=False)
-    trials = trials_frame(results)
-    if trials is not None:
-        out.append(folder / f"{results['name']}_trials.csv")
-        trials.to_csv(out[1], index=False)
+    out = []
+    for suffix, frame in _tables(results).items():
+        out.append(folder / f"{results['name']}_{suffix}.csv")
+        frame.to_csv(out[-1], index=False)
+    return out
+
+
+def parquet_engine() -> str:
+    """The Parquet writer pandas will use (pyarrow, the optional extra ``parquet``); a one-line error without it."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        from engine.specbase import SpecError
+
+        raise SpecError("command line", "--parquet",
+                        "needs pyarrow, which is not installed: pip install 'privbench[parquet]'") from None
+    return "pyarrow"
+
+
+def write_parquet(results: dict, folder: Path) -> list[Path]:
+    """The same tables as write_csv, as DIR/<name>_checks.parquet and DIR/<name>_trials.parquet (column types kept:
+    verdicts as text, measured figures as float64, trial numbers as integers); the paths written."""
+    engine = parquet_engine()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for suffix, frame in _tables(results).items():
+        out.append(folder / f"{results['name']}_{suffix}.parquet")
+        frame.to_parquet(out[-1], engine=engine, index=False)
     return out

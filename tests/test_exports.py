@@ -61,3 +61,29 @@ def test_engine_run_api_returns_results_and_tables():
     assert r.verdicts == {"privacy": "pass", "thm3_5_1": "pass", "dsub_vs_sub": "pass"}
     assert list(r.checks["verdict"]) == ["pass", "pass", "pass"] and r.trials is None
     assert r.results["name"] == "darrm_pure_k"
+
+
+def test_run_writes_parquet_with_the_csv_tables(tmp_path):
+    """--parquet writes the checks and a learning run's trials, equal to the CSV tables, with their column types."""
+    path = REPORTS / "agd_smooth.json"
+    r = json.loads(path.read_text())
+    written = exports.write_parquet(r, tmp_path / "pq")
+    assert [p.name for p in written] == ["agd_smooth_checks.parquet", "agd_smooth_trials.parquet"]
+    csv = exports.write_csv(r, tmp_path / "csv")
+    for pq, c in zip(written, csv):
+        a, b = pd.read_parquet(pq), pd.read_csv(c)
+        assert list(a.columns) == list(b.columns) and len(a) == len(b)
+    trials = pd.read_parquet(written[1])
+    pd.testing.assert_series_equal(trials["excess_risk"], exports.trials_frame(r)["excess_risk"])
+    assert trials["trial"].dtype.kind == "i" and trials["excess_risk"].dtype == "float64"
+
+
+def test_parquet_without_pyarrow_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)          # as if it were not installed
+    code = main(["run", "specs/darrm_pure_k.yaml", "--quick", "--quiet", "--out", str(tmp_path / "out"),
+                 "--parquet", str(tmp_path / "pq")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "pyarrow" in err[0] and "--parquet" in err[0]
+    assert not (tmp_path / "out").exists()

@@ -4,28 +4,43 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog.base import figure_link, fmt, save_figure
+from verifiers.checks import rule_for
 
 __all__ = ["ICON", "check_heading", "figure_link", "fmt", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
 
 
-def verdict_table(checks: list[dict]) -> list[str]:
+VERDICT_HEADER = "| check | kind | verdict | measured | bound | rule | margin | confidence | claims |"
+
+
+def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None) -> list[str]:
     """The first screen of every report: one row per check, its verdict, the measured figure and the bound it was
-    judged against (as its result records them), their ratio, the test's confidence and the claims it cites; the
-    sections below give each check's rule, rows and reasons."""
+    judged against (as its result records them), the rule that decided it and the margin by which it did, in words
+    (verifiers.checks.rule_for, from the stored result and the spec's entry for the check; kinds that do not yet
+    describe their rule point to their section), the test's confidence and the claims it cites; the sections below
+    give each check's rows and reasons."""
     if not checks:
         return []
-    out = ["| check | kind | verdict | measured | bound | measured / bound | confidence | claims |",
-           "|---|---|---|---|---|---|---|---|"]
+    entries = {c["id"]: c for c in spec_checks or [] if isinstance(c, dict) and "id" in c}
+    out = [VERDICT_HEADER, "|---|---|---|---|---|---|---|---|---|"]
     for ch in checks:
-        m, b = ch.get("measured"), ch.get("bound")
-        ratio = (m / b if isinstance(m, (int, float)) and isinstance(b, (int, float)) and b not in (0, 0.0)
-                 and not isinstance(m, bool) else None)
+        rule = rule_for(ch, entries.get(ch["id"]))
+        if rule is not None:
+            how, margin = rule.text, rule.margin
+        elif ch["verdict"] == "inapplicable":
+            how, margin = "not judged", "see its section (the reason)"
+        else:
+            how, margin = "in its section below", "-"
         claims = "; ".join(ch.get("claims") or []) or "-"
-        out.append(f"| {ch['id']} | {ch['kind']} | {ICON[ch['verdict']]} | {fmt(m)} | {fmt(b)} | {fmt(ratio)} | "
-                   f"{fmt(ch.get('confidence'))} | {claims} |")
+        out.append(f"| {ch['id']} | {ch['kind']} | {ICON[ch['verdict']]} | {fmt(ch.get('measured'))} | "
+                   f"{fmt(ch.get('bound'))} | {_cell(how)} | {_cell(margin)} | {fmt(ch.get('confidence'))} | {claims} |")
     return out + [""]
+
+
+def _cell(text: str) -> str:
+    """Text in a markdown table cell: a '|' would end the cell."""
+    return text.replace("|", "\\|")
 
 
 def check_heading(ch: dict) -> list[str]:

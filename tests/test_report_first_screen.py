@@ -14,20 +14,72 @@ from engine.render import render
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("name", ["agd_smooth", "dp_shuffleg_noise_term", "shuffle_fig2a"])
-def test_the_report_opens_with_a_row_per_check(tmp_path, name):
+HEADER = "| check | kind | verdict | measured | bound | rule | margin | confidence | claims |"
+SIDE = {"pass": "pass", "fail": "fail", "inconclusive": "undecided"}
+
+
+def _first_table(name, tmp_path):
     src = ROOT / "reports" / f"{name}.json"
     shutil.copy(src, tmp_path / src.name)
     md = render(tmp_path / src.name).read_text().splitlines()
     checks = json.loads(src.read_text())["checks"]
-    head = md.index("| check | kind | verdict | measured | bound | measured / bound | confidence | claims |")
+    head = md.index(HEADER)
     assert head < next(i for i, ln in enumerate(md) if ln.startswith("- ") or ln.startswith("!"))
-    rows = md[head + 2: head + 2 + len(checks)]
-    for ch, row in zip(checks, rows):
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[0] == ch["id"] and cells[2] == ch["verdict"].upper()
-        assert cells[7] == ("; ".join(ch["claims"]) or "-")
     assert not md[head + 2 + len(checks)].startswith("|")
+    return checks, [[c.strip() for c in row.strip("|").split("|")] for row in md[head + 2: head + 2 + len(checks)]]
+
+
+@pytest.mark.parametrize("name", ["agd_smooth", "dp_shuffleg_noise_term", "shuffle_fig2a"])
+def test_the_report_opens_with_a_row_per_check(tmp_path, name):
+    checks, rows = _first_table(name, tmp_path)
+    for ch, cells in zip(checks, rows):
+        assert cells[0] == ch["id"] and cells[2] == ch["verdict"].upper()
+        assert cells[8] == ("; ".join(ch["claims"]) or "-")
+
+
+@pytest.mark.parametrize("name", ["agd_smooth", "shuffle_fig2a", "threat_models_logistic"])
+def test_the_first_table_gives_measured_bound_rule_and_margin_for_every_check(tmp_path, name):
+    """Three kinds (learning, privacy curve, comparison): every check's row has its measured figure, its bound, the
+    rule that decided it ("pass iff ...", "fail iff ...") and the margin in words ("... is 54% below ...")."""
+    checks, rows = _first_table(name, tmp_path)
+    judged = 0
+    for ch, cells in zip(checks, rows):
+        measured, bound, rule, margin = cells[3], cells[4], cells[5], cells[6]
+        if ch["verdict"] == "inapplicable":         # nothing measured against a bound: its reason is in its section
+            assert rule == "not judged"
+            continue
+        judged += 1
+        assert measured != "-" and bound != "-", (ch["id"], cells)
+        assert " iff " in rule, (ch["id"], rule)
+        assert any(w in margin for w in (" below ", " above ", " from ", " against ", " contains ", " equals ")), \
+            (ch["id"], margin)
+    assert judged
+
+
+def _committed_checks():
+    for path in sorted((ROOT / "reports").glob("*.json")):
+        r = json.loads(path.read_text())
+        entries = {c["id"]: c for c in r.get("spec", {}).get("checks") or [] if isinstance(c, dict) and "id" in c}
+        for ch in r.get("checks", []):
+            yield path.stem, ch, entries.get(ch["id"])
+
+
+def test_every_described_rule_agrees_with_the_verdict_its_check_gave():
+    """The rules are written from stored results, apart from the code that decided: for every committed check whose
+    kind describes its rule, the side the rule's margin puts it on is the verdict the check gave (a describer that
+    misreads its check fails here), and an inapplicable check has no rule."""
+    from verifiers.checks import rule_for
+
+    described = 0
+    for name, ch, entry in _committed_checks():
+        rule = rule_for(ch, entry)
+        if ch["verdict"] == "inapplicable":
+            assert rule is None, (name, ch["id"])
+        elif rule is not None:
+            described += 1
+            assert rule.side == SIDE[ch["verdict"]], (name, ch["id"], ch["verdict"], rule)
+            assert rule.text and rule.margin
+    assert described >= 100
 
 
 @pytest.mark.parametrize("name", ["agd_smooth", "shuffle_fig2a", "threat_models_logistic", "shuffleg_grid_cancer"])

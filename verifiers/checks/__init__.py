@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import VERDICTS, CheckKind, CheckResult, CheckSpec, Context, Facts, Misfit, Point
+from verifiers.checks.base import VERDICTS, CheckKind, CheckResult, CheckSpec, Context, Facts, Misfit, Point, Rule
 
 
 def _kinds() -> list[CheckKind]:
@@ -24,4 +25,19 @@ def _kinds() -> list[CheckKind]:
 
 CHECKS: Registry[CheckKind] = Registry.of("check kind", ((k.name, k) for k in _kinds()))
 
-__all__ = ["CHECKS", "VERDICTS", "CheckKind", "CheckResult", "CheckSpec", "Context", "Facts", "Misfit", "Point"]
+
+def rule_for(result: Mapping[str, Any], spec_check: Mapping[str, Any] | None = None) -> Rule | None:
+    """How a stored check result was decided (Rule), where its kind describes its rule and the check was judged;
+    None otherwise (an inapplicable check, or a kind whose rule is in its report section only)."""
+    from verifiers.checks import ordering
+    from verifiers.checks.curves import CURVE_RULES
+
+    if result.get("verdict") == "inapplicable":
+        return None
+    kind = str(result.get("kind"))
+    others = CURVE_RULES | {"ordering": ordering.describe}
+    describe = CHECKS.get(kind).describe if kind in CHECKS else others.get(kind)
+    return None if describe is None else describe(result, spec_check or {})
+
+__all__ = ["CHECKS", "VERDICTS", "CheckKind", "CheckResult", "CheckSpec", "Context", "Facts", "Misfit", "Point", "Rule",
+           "rule_for"]

@@ -158,6 +158,47 @@ CheckFn = Callable[[CheckSpec, Theorem, list[Point], Context], CheckResult]
 
 
 @dataclass(frozen=True)
+class Rule:
+    """How a check was decided, for the first screen of a report: ``text`` the rule with its numbers ("pass iff the
+    upper end of the slope's 95% interval <= -0.70"), ``margin`` how far the deciding figure lies from the rule's
+    threshold, in words, and ``side`` where that puts it ('pass', 'fail' or 'undecided'), which tests compare with the
+    verdict the check gave, so a rule that misdescribes its check fails them. Written by a kind's ``describe``
+    from a result as stored (its rows, extra, and the spec's entry for the check), so stored results read the same."""
+
+    text: str
+    margin: str
+    side: str
+
+
+Describe = Callable[[Mapping[str, Any], Mapping[str, Any]], "Rule | None"]
+
+
+def compare(value: float, limit: float, *, relative: bool = True, strict: bool = False) -> tuple[str, bool]:
+    """``value`` against ``limit`` in words ("0.41 is 80% below 2", "-0.79 is 0.09 below -0.7"; ``relative=False``
+    for signed figures such as slopes), and whether it is at or below it (below it, ``strict``)."""
+    below = value < limit if strict else value <= limit
+    if relative and limit != 0 and value * limit >= 0:
+        rel = abs(value / limit - 1)
+        far = max(abs(value / limit), abs(limit / value)) if value != 0 else 0.0
+        gap = (f"{far:.3g}x" if far > 10 else f"{rel:.0%}" if rel >= 0.01 else f"{rel:.2%}" if rel >= 1e-4
+               else f"{rel:.1e} (relative)")
+    else:
+        gap = f"{abs(value - limit):.3g}"
+    word = "below" if value < limit else "above" if value > limit else "equal to"
+    return (f"{_num(value)} is {gap} {word} {_num(limit)}" if word != "equal to"
+            else f"{_num(value)} equals {_num(limit)}"), below
+
+
+def at(point: Any) -> str:
+    """" at <point>" for a sweep point, "" for a spec without a sweep (its one point is None)."""
+    return "" if point is None else f" at {point:g}" if isinstance(point, (int, float)) else f" at {point}"
+
+
+def _num(x: float) -> str:
+    return f"{x:.4g}"
+
+
+@dataclass(frozen=True)
 class Facts:
     """What a check kind's rules may ask of the spec it sits in (the engine builds it from the spec)."""
 
@@ -215,3 +256,4 @@ class CheckKind:
     rules: Callable[[Any, Theorem, Facts], None] = no_rules
     confidence: float = 0.95
     privacy: bool = False
+    describe: Describe | None = None    # its decision rule in words, from a stored result (Rule)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 from verifiers import stats
 from verifiers.checks.base import (
@@ -14,6 +14,9 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    at,
+    compare,
     measurable_theorem,
     result,
 )
@@ -80,4 +83,23 @@ def states_a_bound(check: Any, thm: Theorem, facts: Facts) -> None:
     measurable_theorem(check, thm, facts)
 
 
-CHECK = CheckKind(KIND, bound, rules=states_a_bound)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows (each with its limits and bound; vacuous points left out)."""
+    rows = [row for row in r["rows"] if not row.get("vacuous")]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    conf = 1 - (1 - r["confidence"]) / len(rows)
+    text = (f"pass iff the one-sided {conf:.4g} upper confidence limit of the mean (Bonferroni over {len(rows)} "
+            f"point(s)) <= the explicit bound at every point; fail iff a lower limit is above it")
+    over = [row for row in rows if row["lcl"] > row["bound"]]
+    if over:
+        w = max(over, key=lambda row: row["lcl"] / row["bound"])
+        return Rule(text, f"lower limit {compare(w['lcl'], w['bound'])[0]}{at(w['point'])}", "fail")
+    w = max(rows, key=lambda row: row["ucl"] / row["bound"])
+    if w["ucl"] <= w["bound"]:
+        return Rule(text, f"worst upper limit {compare(w['ucl'], w['bound'])[0]}{at(w['point'])}", "pass")
+    return Rule(text, f"{at(w['point']).strip() or 'the'} upper limit {compare(w['ucl'], w['bound'])[0]}, the lower limit "
+                      f"{w['lcl']:.4g} is not", "undecided")
+
+
+CHECK = CheckKind(KIND, bound, rules=states_a_bound, describe=describe)

@@ -2,11 +2,11 @@
 is involved (confidence 1)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
 from verifiers.checks import CheckResult
-from verifiers.checks.base import cite
+from verifiers.checks.base import Rule, at, cite, compare
 
 REL_SLACK = 1e-9
 RATIO_TOL = 0.15                   # ratio_claim's default relative tolerance (the paper reads its ratios off a figure)
@@ -124,6 +124,50 @@ def paper_value(check: Any, points: list[dict], citation: str) -> CheckResult:
                        claims=claims_of(check), verdict="pass" if ok else "fail", measured=ours, bound=check.epsilon,
                        confidence=1.0, summary=summary, rows=rows, extra={"relative_error": rel, "tol": check.tol})
 
+
+def _bounds_ordered_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda row: row["epsilon_lower_bound"] / row["epsilon_upper_bound"])
+    bad = w["epsilon_lower_bound"] > w["epsilon_upper_bound"] * (1 + REL_SLACK)
+    gap = compare(w["epsilon_lower_bound"], w["epsilon_upper_bound"])[0]
+    return Rule("fail iff the lower bound's (Thm 2) epsilon exceeds the upper bound's (Thm 1) at some point (exact "
+                "curves)", f"closest point{at(w['point'])}: lower {gap} (upper)", "fail" if bad else "pass")
+
+
+def _ratio_claim_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    tol = RATIO_TOL if spec.get("tol") is None else spec["tol"]
+    rel = r["measured"] / r["bound"] - 1
+    return Rule(f"pass iff {spec.get('curve', 'the baseline')} / Thm 1 at {spec.get('at', 0):g} is within +-{tol:.0%} "
+                f"of the paper's {r['bound']:g}x (exact curves)",
+                f"{r['measured']:.3g}x is {rel:+.0%} from {r['bound']:g}x", "pass" if abs(rel) <= tol else "fail")
+
+
+def _curves_ordered_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    order = list(spec.get("order") or [])
+    rows = r["rows"]
+    bad = [row["point"] for row in rows if not row["ordered"]]
+    closest = min(((row[a] / row[b] if row[b] > 0 else float("inf"), row["point"], a, b)
+                   for row in rows for a, b in zip(order, order[1:])), default=None)
+    text = f"pass iff {' <= '.join(order)} at every point (exact curves)"
+    if bad:
+        return Rule(text, f"out of order at {len(bad)} of {len(rows)} points (first{at(bad[0])})", "fail")
+    if closest is None:
+        return Rule(text, "no point judged", "undecided")
+    return Rule(text, f"closest pair: {closest[2]} is {1 - closest[0]:.0%} below {closest[3]}{at(closest[1])}",
+                "pass")
+
+
+def _paper_value_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    x = r["extra"]
+    return Rule(f"pass iff our {spec.get('curve')} epsilon at {spec.get('at', 0):g} is within +-{x['tol']:.2%} of "
+                f"the paper's {r['bound']:g} (the tolerance from its printed precision, fixed before the run)",
+                f"{r['measured']:.4g} is {x['relative_error']:+.2%} from {r['bound']:g}",
+                "pass" if abs(x["relative_error"]) <= x["tol"] else "fail")
+
+
+# each kind's rule in words, from a stored result and the spec's entry for the check (verifiers/checks/base.py Rule)
+CURVE_RULES: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Rule]] = {
+    "bounds_ordered": _bounds_ordered_rule, "ratio_claim": _ratio_claim_rule,
+    "curves_ordered": _curves_ordered_rule, "paper_value": _paper_value_rule}
 
 CurveCheckFn = Callable[[Any, list[dict], str], CheckResult]
 CURVE_CHECKS: Registry[CurveCheckFn] = Registry("curve check kind")

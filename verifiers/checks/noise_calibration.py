@@ -5,7 +5,7 @@ variance is judged there; at a spec whose every point overrides sigma the verdic
 and the summary says the theorem's calibration was not verified."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from verifiers import stats
 from verifiers.checks.base import (
@@ -16,6 +16,9 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    at,
+    compare,
     result,
 )
 from verifiers.theorems.base import Theorem
@@ -80,5 +83,31 @@ def _fits(facts: Facts) -> None:
                              f"is {facts.threat_model}")
 
 
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The two rules above, from a stored result's rows."""
+    rows = r["rows"]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    alpha = (1 - r["confidence"]) / len(rows)
+    text = (f"fail iff the resolved sigma differs from the theorem's formula (rel. tol {SIGMA_REL_TOL:g}; not judged "
+            f"where overridden) or a two-sided chi-square test of the released noise's variance against sigma^2 has "
+            f"p < {alpha:.2g} (Bonferroni over {len(rows)} point(s)); pass iff neither and the test could see a "
+            f"{NOISE_POWER_TARGET:.0%} variance error")
+    wrong = [row["point"] for row in rows if row["formula_matches"] is False]
+    p_min = min(rows, key=lambda row: row["p_value"])
+    seen = max(row["detectable_ratio"] for row in rows)
+    ratio = max((row["released_var_ratio"] for row in rows), key=lambda v: abs(v - 1))
+    if wrong:
+        return Rule(text, f"sigma is not the formula's at {wrong}", "fail")
+    if p_min["p_value"] < alpha:
+        return Rule(text, f"p = {p_min['p_value']:.2g} < {alpha:.2g}{at(p_min['point'])} (variance ratio "
+                          f"{p_min['released_var_ratio']:.4g})", "fail")
+    if seen > NOISE_POWER_TARGET:
+        return Rule(text, f"the test sees only a {seen:.0%} variance error (needs {NOISE_POWER_TARGET:.0%})", "undecided")
+    return Rule(text, f"smallest p: {compare(p_min['p_value'], alpha)[0]} (the level); variance ratio {ratio:.5g}; the "
+                      f"test sees a {seen:.2%} error", "pass")
+
+
 # noise tests see 10^5-10^6 values and have power to spare: a stricter level keeps false alarms rare
-CHECK = CheckKind("noise_calibration", noise_calibration, fits=_fits, confidence=0.999, privacy=True)
+CHECK = CheckKind("noise_calibration", noise_calibration, fits=_fits, confidence=0.999, privacy=True,
+                  describe=describe)

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from verifiers.checks import CheckResult
+from verifiers.checks.base import CheckResult, Rule
 from verifiers.theorems.base import Theorem
 
 NOT_INVENTORIED = ("the order of two threat models' quoted rates, a reading of a rate table the inventory does not list "
@@ -106,6 +106,22 @@ def ordering(*, check_id: str, better: str, worse: str, better_thm: Theorem, wor
     worst = min(predicted, key=lambda r: r["t"] - r["critical_t"])
     return _res(check_id, verdict, citation, claims, confidence, summary, rows, measured=worst["t"],
                 bound=worst["critical_t"])
+
+
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows (each predicted row holds its t and critical value)."""
+    predicted = [row for row in r["rows"] if row.get("predicted")]
+    if r["verdict"] == "inapplicable" or not predicted:
+        return None
+    better, worse = spec.get("better", "the better run"), spec.get("worse", "the worse run")
+    text = (f"at each point where the rates differ by >= {spec.get('margin', 0):g}x: a one-sided Welch t-test of "
+            f"risk({worse}) - risk({better}) at level {1 - r['confidence']:g} / {len(predicted)} (Bonferroni); pass "
+            f"iff every one finds {worse} above, fail iff one finds it significantly below")
+    outcomes = [row["outcome"] for row in predicted]
+    worst = min(predicted, key=lambda row: row["t"] - row["critical_t"])
+    margin = f"weakest point {worst['point']}: t = {worst['t']:.3g} against the critical {worst['critical_t']:.3g}"
+    side = "fail" if "reversed" in outcomes else "pass" if all(o == "agrees" for o in outcomes) else "undecided"
+    return Rule(text, margin, side)
 
 
 def _res(check_id: str, verdict: str, citation: str, claims: tuple[str, ...], confidence: float, summary: str,

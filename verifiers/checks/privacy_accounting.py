@@ -5,7 +5,7 @@ depend on the spec alone (the accountant reads the events the mechanism reported
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 from algorithms.events import leaves
 from verifiers import accountants
@@ -15,6 +15,9 @@ from verifiers.checks.base import (
     CheckSpec,
     Context,
     Point,
+    Rule,
+    at,
+    compare,
     result,
 )
 from verifiers.theorems.base import Theorem
@@ -55,4 +58,21 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
                    bound=tightest["epsilon_target"], rows=tuple(rows), confidence=1.0)
 
 
-CHECK = CheckKind("privacy_accounting", privacy_accounting, privacy=True)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows."""
+    rows = r["rows"]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    text = ("pass iff the accountant's epsilon of what ran <= the claimed epsilon at every point (exact: no "
+            "sampling) and the accountant's conditions hold")
+    uncovered = [row for row in rows if row.get("calibration_failed")]
+    if uncovered:
+        return Rule(text, f"the accountant's conditions fail{at(uncovered[0]['point'])}: "
+                          f"{uncovered[0]['calibration_failed']}", "fail")
+    w = max(rows, key=lambda row: row["epsilon_accountant"] / row["epsilon_target"])
+    ok = w["epsilon_accountant"] <= w["epsilon_target"] * (1 + 1e-9)
+    return Rule(text, f"tightest point: {compare(w['epsilon_accountant'], w['epsilon_target'])[0]}",
+                "pass" if ok else "fail")
+
+
+CHECK = CheckKind("privacy_accounting", privacy_accounting, privacy=True, describe=describe)

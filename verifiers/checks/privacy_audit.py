@@ -1,6 +1,8 @@
 """``privacy_audit``: the audit's empirical epsilon lower bound against the claim and the accountant."""
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from verifiers import accountants
 from verifiers.checks.base import (
     CheckKind,
@@ -10,6 +12,8 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    compare,
     result,
 )
 from verifiers.theorems.base import Theorem
@@ -60,4 +64,20 @@ def _fits(facts: Facts) -> None:
                              f"checked by privacy_accounting")
 
 
-CHECK = CheckKind("privacy_audit", privacy_audit, fits=_fits, privacy=True)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows."""
+    rows = r["rows"]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    text = (f"fail iff the audit's epsilon lower bound (Clopper-Pearson at {r['confidence']:g}) exceeds the claimed "
+            f"epsilon or the accountant's upper bound at some point; pass otherwise (one-sided: this attack found no "
+            f"leak, which is not a proof of the claim)")
+    w = max(rows, key=lambda row: max(row["epsilon_audit_lower"] / row["epsilon_claimed"],
+                                      row["epsilon_audit_lower"] / row["epsilon_upper"]))
+    leak = (w["epsilon_audit_lower"] > w["epsilon_claimed"]
+            or w["epsilon_audit_lower"] > w["epsilon_upper"] * (1 + 1e-9))
+    return Rule(text, f"lower bound {compare(w['epsilon_audit_lower'], w['epsilon_claimed'])[0]} (claimed; "
+                      f"accountant {w['epsilon_upper']:.4g})", "fail" if leak else "pass")
+
+
+CHECK = CheckKind("privacy_audit", privacy_audit, fits=_fits, privacy=True, describe=describe)

@@ -17,6 +17,8 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    compare,
     result,
 )
 from verifiers.checks.bound import states_a_bound
@@ -118,4 +120,22 @@ def _rules(check: Any, thm: Theorem, facts: Facts) -> None:
         raise Misfit("term", choice_message(f"term of {thm.name}", check.term, list(thm.terms)))
 
 
-CHECK = CheckKind(KIND, rate, rules=_rules)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The slope rule above, from a stored result (its extra holds the fit and the exponents)."""
+    x = r.get("extra") or {}
+    if r["verdict"] == "inapplicable" or "slope_upper" not in x:
+        return None
+    local = x.get("local_exponent", x["exponent"])
+    limit = max(x["exponent"], local) + x["tol"]
+    bent = f", its term's slope over the range {local:.3f}" if abs(local - x["exponent"]) > 1e-6 else ""
+    text = (f"pass iff the upper end of the log-log slope's {r['confidence']:g} interval <= {limit:.3f} (the "
+            f"theorem's exponent {x['exponent']:.3f}{bent}, + tolerance {x['tol']:g}); fail iff its lower end > "
+            f"{limit:.3f}")
+    if x["slope_lower"] > limit:
+        return Rule(text, "lower end " + compare(x["slope_lower"], limit, relative=False)[0], "fail")
+    if x["slope_upper"] <= limit:
+        return Rule(text, "upper end " + compare(x["slope_upper"], limit, relative=False)[0], "pass")
+    return Rule(text, f"interval {x['slope_lower']:.3f} .. {x['slope_upper']:.3f} contains {limit:.3f}", "undecided")
+
+
+CHECK = CheckKind(KIND, rate, rules=_rules, describe=describe)

@@ -23,7 +23,7 @@ def comparison_markdown(r: dict, figures: dict[str, str]) -> str:
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks: the orderings, then every run's own)", "",
-             *verdict_table(r["checks"]),
+             *verdict_table(r["checks"], r["spec"].get("checks")),
              f"- Privacy: epsilon = {priv['epsilon']}, delta = {priv['delta']} for every run (swept where a sweep says)",
              f"- Data: {r['spec']['data']['kind']}, {r['spec']['data']['n']} users, d = {r['spec']['data'].get('d')}; "
              f"loss {r['spec']['loss']['kind']}, domain diameter {r['spec']['loss']['diameter']}",

@@ -13,7 +13,7 @@ def curve_markdown(r: dict, figure: str) -> str:
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
-             *verdict_table(r["checks"]),
+             *verdict_table(r["checks"], r["spec"].get("checks")),
              f"- Mechanism: {r['mechanism']}; bounds: {r['citation']}",
              f"- Fixed: {', '.join(f'{k} = {fmt(v)}' for k, v in fixed.items())}; swept: {field}",
              f"- Made by `{r['command']}` with code version `{r['code_version']}` on {r['started']} "

@@ -15,7 +15,7 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
-             *verdict_table(r["checks"]),
+             *verdict_table(r["checks"], r["spec"].get("checks")),
              f"- Algorithm: {r['algorithm']['description']} ({r['algorithm']['citation']})",
              f"- Threat model: {r['spec']['threat_model']['kind']}, epsilon = {_claimed(r)}, "
              f"delta = {r['spec']['threat_model']['delta']}"

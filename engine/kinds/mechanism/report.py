@@ -14,7 +14,7 @@ def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> s
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
-             *verdict_table(r["checks"]),
+             *verdict_table(r["checks"], r["spec"].get("checks")),
              *bullets,
              *([f"- Neighbouring data sets (the relation the privacy checks decide): {r['neighbouring']['text']}"]
                if r.get("neighbouring") else []),

@@ -75,7 +75,7 @@ def moreau(c: Mapping[str, float], ov: Mapping[str, float], prov: dict, *, rule:
 
 def convex_single_stage(*, R: int, beta: float, lam: float, V2: float, D: float, prov: dict) -> tuple[acsa.Stage]:
     v = max(2 * (beta + lam), math.sqrt(V2 * R * (R + 1) * (R + 2) / (3 * D**2)))
-    prov["schedule"] = ("OUR CHOICE, not the paper's: single-stage AC-SA steps of Ghadimi & Lan (2012, Cor. 1), "
+    prov["stages"] = ("OUR CHOICE, not the paper's: single-stage AC-SA steps of Ghadimi & Lan (2012, Cor. 1), "
                         "alpha_r = 2/(r+1), eta_r = 4v/(r(r+1)), v = max{2(beta+lambda), sqrt(V^2 R(R+1)(R+2)/(3D^2))}; "
                         "seed 004 gives no alpha_r, eta_r for the convex case (it cites Woodworth et al. 2020b, Lemma 4)")
     return (acsa.Stage(R, v),)

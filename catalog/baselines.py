@@ -22,6 +22,7 @@ def resolve_central_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     else:
         sigma = math.sqrt(8 * L**2 * math.log(2 / c["delta0"]) / (b**2 * c["eps0"] ** 2))
         prov["sigma"] = "Lemma C.5 (L861-869) at sensitivity 2L/b (L871-877)"
+    prov["R"], prov["K"] = "= T (rounds)", "= b (users per round)"
     p.update(b=b, T=T, R=T, K=b, eta=eta, sigma=sigma)
     return Resolved(p, prov, frozenset(ov), dict(T=T, b=b, eta=eta, L=L, radius=c["D"] / 2, sigma=sigma))
 
@@ -59,6 +60,7 @@ def resolve_local_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, flo
     else:
         eta = D / math.sqrt(LG2 * T)
         prov["eta"] = "eta = D/(L_G sqrt(T)), the step minimising Lemma 4.2's bound (L564-566; OUR CHOICE of schedule)"
+    prov["R"], prov["K"] = "= T (rounds)", "= b (users per round)"
     p.update(b=b, T=T, R=T, K=b, eta=eta, sigma=sigma, LG2=LG2)
     return Resolved(p, prov, frozenset(ov), dict(T=T, b=b, eta=eta, L=L, radius=D / 2, sigma=sigma))
 

@@ -48,6 +48,7 @@ def resolve_cldp(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
     prov["eta_rule"] = "eta_t = D/(G sqrt(t)) (Thm 3, L181)"
     p.update(k=k, T=T, eps_ldp=eps_ldp, C=C, G=G, kappa=kappa, eta_rule=1, R=T, K=k)
     prov["R"], prov["K"] = "= T (rounds)", "= k (clients per round)"
+    prov["kappa"] = "((e^eps0 + 1)/(e^eps0 - 1))^2 of R_inf (Remark 1, L185)"
     run_kwargs = dict(T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=c["D"] / 2, randomizer=variant)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 

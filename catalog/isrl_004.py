@@ -228,18 +228,20 @@ def resolve_acsa_erm(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
     prov["V2"] = "V_X^2 <= 1{MK<nN} 4L^2/(MK) + d sigma^2/M (Thm F.1 proof, L1082-1088)"
     if strong:
         lam, mu_prox = 0.0, mu
+        prov["lam"] = "0: no added regulariser (the multi-stage schedule uses the loss's own mu)"
         # a Moreau-smoothed loss runs on F_b with F_b(0) - F_b* <= F(0) - F* + L^2/(2 beta_s) (Lemma D.7)
         Delta = c["Delta"] + (L**2 / (2 * p["beta_s"]) if "beta_s" in p else 0.0)
         stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=Delta)
-        prov["schedule"] = ("multi-stage AC-SA of App. E.1 (L948-956) with V_X^2 and Delta_X = F_X(0) - F_X*"
+        prov["stages"] = ("multi-stage AC-SA of App. E.1 (L948-956) with V_X^2 and Delta_X = F_X(0) - F_X*"
                             + (" + L^2/(2 beta_s) (the smoothed loss's gap, Lemma D.7)" if "beta_s" in p else "")
                             + "; the last stage is cut to the rounds left (our choice)")
     else:
         lam = erm_convex_lambda(V=math.sqrt(V2), D=D, R=R)
-        prov["lambda"] = ("lambda = V_X/(||w0 - w*|| sqrt(R)) (Thm F.1 proof, L1076) with ||w0 - w*|| replaced by "
+        prov["lam"] = ("lambda = V_X/(||w0 - w*|| sqrt(R)) (Thm F.1 proof, L1076) with ||w0 - w*|| replaced by "
                           "its bound D/2 (w* is unknown, w0 = 0 is the domain's centre; our choice)")
         stages = convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
+    prov["fresh_batches"] = "0: a fresh K-subset of the silo's n records every round, with replacement across rounds (ERM)"
     p.update(K=K, R=R, sigma=sigma, V2=V2, lam=lam, stages=len(stages), fresh_batches=0)
     run_kwargs = dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, sigma=sigma, radius=D / 2, one_pass=False)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
@@ -278,15 +280,17 @@ def resolve_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) 
     prov["V2"] = "V^2 of Thm E.1 / Lemma E.3 (L1038)"
     if strong:
         lam = 0.0
+        prov["lam"] = "0: no added regulariser (the multi-stage schedule uses the loss's own mu)"
         stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=c["Delta"])
-        prov["schedule"] = ("multi-stage AC-SA of App. E.1 (L948-956), Delta = F(w0) - F* exactly; "
+        prov["stages"] = ("multi-stage AC-SA of App. E.1 (L948-956), Delta = F(w0) - F* exactly; "
                             "the last stage is cut to the rounds left (our choice)")
         mu_prox = mu
     else:
         lam = onepass_convex_lambda(V=math.sqrt(V2), D=D, R=R)
-        prov["lambda"] = "lambda = V/(2 D sqrt(R)) (Thm E.1 proof, L1038)"
+        prov["lam"] = "lambda = V/(2 D sqrt(R)) (Thm E.1 proof, L1038)"
         stages = convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
+    prov["fresh_batches"] = "1: one pass, disjoint batches (each record used once, L176)"
     p.update(K=K, R=R, sigma=sigma, V2=V2, lam=lam, stages=len(stages), fresh_batches=1)
     run_kwargs = dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, sigma=sigma, radius=D / 2, one_pass=True)
     return Resolved(p, prov, frozenset(ov), run_kwargs)

@@ -88,6 +88,7 @@ def resolve_shuffled_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str
     stich_mu = mu if strong else 0.0
     prov["stich_mu"] = "Stich weights (1 - mu eta)^-(r+1) (Lemma D.5)" if strong else "uniform average (gamma_r = 1/R)"
     prov["K"] = "K = 1 (Thm G.1 proof, L1170)"
+    prov["thm_g1_parameters"] = "1 when R, sigma and eta are Thm G.1's (none overridden): the condition of its rate checks"
     p.update(R=R, K=1, M=M, sigma=sigma, eta=eta, stich_mu=stich_mu, C_thm51=C, R_thm_g1=R_paper,
              thm_g1_parameters=float(not ({"R", "sigma", "eta"} & set(ov))))
     prov["R_thm_g1"] = "the R Thm G.1's proof prescribes (L1170), for comparison with the R run"
@@ -121,6 +122,7 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
                      "rounded up (the text's eps0, delta0 read as eps, delta; note 004 section 2.4)")
         K = int_clamped("K", raw, 1, n, prov, "Thm G.2 K")
     g2_K = float("K" not in ov and "clamped" not in prov["K"])
+    prov["g2_K"] = "1 when K is Thm G.2's (not overridden, not clamped): the condition of its rate checks"
     R, prov["R"] = n // K, "R = floor(n/K) (one pass, L1297)"
     pv = shuffle_sum.thm32(n=N * K, d=d, eps=eps, delta=delta, Delta2=L)
     prov["g"] = prov["b_binom"] = prov["p"] = (
@@ -133,13 +135,16 @@ def resolve_sdp_acsa(c: Mapping[str, float], variant: str, ov: Mapping[str, floa
     prov["V2"] = "V^2 = phi^2/(MK) + v^2/M (N-M)/(N-1) 1{N>1} + Var(g_r) (Thm G.2 proof, L1299-1301)"
     if strong:
         lam, mu_prox = 0.0, mu
+        prov["lam"] = "0: no added regulariser (the multi-stage schedule uses the loss's own mu)"
         stages = multistage(R=R, beta=beta, mu=mu, V2=V2, Delta=c["Delta"])
-        prov["schedule"] = "multi-stage AC-SA of App. E.1 (L948-956), as Thm G.2 (2) says (L1279)"
+        prov["stages"] = "multi-stage AC-SA of App. E.1 (L948-956), as Thm G.2 (2) says (L1279)"
     else:
         lam = math.sqrt(V2) / (2 * D * math.sqrt(R))
-        prov["lambda"] = "lambda = V/(2 D sqrt(R)) (Thm G.2 proof, L1301)"
+        prov["lam"] = "lambda = V/(2 D sqrt(R)) (Thm G.2 proof, L1301)"
         stages = convex_single_stage(R=R, beta=beta, lam=lam, V2=V2, D=D, prov=prov)
         mu_prox = lam
+    prov["fresh_batches"] = "1: one pass, disjoint batches (L1297)"
+    prov["eps_hat"] = "eps/(18 sqrt(ln((d+1)/delta))): P_vec's per-coordinate epsilon (seed 000, Thm A.6's proof, L490)"
     p.update(g2_K=g2_K, K=K, R=R, V2=V2, lam=lam, stages=len(stages), fresh_batches=1, g=pv.one_d.g, b_binom=pv.one_d.b,
              p=pv.one_d.p, eps_hat=pv.eps_hat, pvec_var=pvec_var)
     return Resolved(p, prov, frozenset(ov), dict(stages=tuple(stages), mu=mu_prox, lam=lam, K=K, L=L, radius=D / 2,

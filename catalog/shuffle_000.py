@@ -22,6 +22,9 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     LG2 = L**2 + mse / b**2
     prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
+    prov["R"], prov["K"] = "= T (rounds)", "= b (users per round)"
+    prov["eps_hat"] = "eps/(18 sqrt(ln((d+1)/delta))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
+    prov["thm41_parameters"] = "1 when b and eta are Thm 4.1's (not overridden, b not clamped): its rate checks' condition"
     p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2,
              thm41_parameters=float("b" not in ov and "eta" not in ov and "clamped" not in prov["b"]))
     run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)

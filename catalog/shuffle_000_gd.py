@@ -59,6 +59,13 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
                                   "theta_0..theta_{T-1} and output their average (the points whose gradients Lemma "
                                   "B.4 sums)")
     prov["R"] = "k T: every group's T rounds, in turn" if groups > 1 else "= T"
+    prov.setdefault("groups", "1: P_GD on all n users (Algorithm 5, L258-273)")
+    prov["fkt_reduction"] = ("1: the Feldman-Koren-Talwar reduction of Lemma B.7 (variant fkt)" if variant == "fkt"
+                             else "0: plain P_GD (variant standard)")
+    prov["K"] = "= n: every user of the group in every round (fully interactive, L258-273)"
+    prov["eps_hat"] = "eps_round/(18 sqrt(ln((d+1)/delta_round))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
+    prov["LG2"] = "L_G^2 = L^2 + sigma^2 (Lemma B.4, L712)"
+    prov["thm49_parameters"] = "1 when T, eta, beta_s and eps_round are the paper's (none overridden): the rate checks' condition"
     p.update(groups=groups, fkt_reduction=float(variant == "fkt"), T=T, R=groups * T, K=n, eta=eta, eps_round=eps_r, delta_round=delta_r, g=pv.one_d.g, b_binom=pv.one_d.b,
              p=pv.one_d.p, eps_hat=pv.eps_hat, sigma2=sigma2, LG2=L**2 + sigma2, update_sign=-1.0,
              output_first_index=0.0,

@@ -126,6 +126,6 @@ def test_erm_strongly_convex_uses_the_multistage_schedule_and_stays_private():
     r["checks"] = [{"id": "noise", "kind": "noise_calibration"}, {"id": "privacy", "kind": "privacy_accounting"}]
     res = runner.run_spec(spec_mod.parse(r, "strong.yaml"), trials=3)
     p = res["points"][0]["params"]
-    assert p["stages"] >= 1 and "multi-stage AC-SA of App. E.1" in res["points"][0]["provenance"]["schedule"]
+    assert p["stages"] >= 1 and "multi-stage AC-SA of App. E.1" in res["points"][0]["provenance"]["stages"]
     assert p["lam"] == 0.0 and p["mu"] == 0.05           # no extra regulariser: the strong convexity is the loss's
     assert verdicts(res) == {"noise": "pass", "privacy": "pass"}

@@ -30,7 +30,7 @@ def test_one_pass_strongly_convex_batch_is_thm_e1s():
                                        c["n"] * c["M"] / c["phi2"])
     K = math.ceil(c["n"] / (math.sqrt(c["beta"] / c["mu"]) * math.log(inner)))
     assert res.params["K"] == K and res.params["R"] == c["n"] // K                       # R = floor(n/K), L176
-    assert "strongly convex" in res.provenance["K"] and "multi-stage" in res.provenance["schedule"]
+    assert "strongly convex" in res.provenance["K"] and "multi-stage" in res.provenance["stages"]
     assert res.run_kwargs["mu"] == c["mu"] and res.params["lam"] == 0.0                  # no regulariser: f itself
 
 
@@ -44,7 +44,7 @@ def test_erm_strongly_convex_rounds_are_thm_f1s():
     assert res.params["R"] == math.ceil(max(first, second) - 1e-9)
     # L1056: K >= eps0 n / (4 sqrt(2 R ln(2/delta0))), the smallest such K
     assert K == max(1, math.ceil(c["n"] / (4 * math.sqrt(2 * res.params["R"] * math.log(2e5))) - 1e-9))
-    assert "F.1(2)" in res.provenance["R"] and "multi-stage" in res.provenance["schedule"]
+    assert "F.1(2)" in res.provenance["R"] and "multi-stage" in res.provenance["stages"]
 
 
 def test_shuffled_mbsgd_strongly_convex_rounds_are_thm_g1s():
@@ -65,7 +65,7 @@ def test_sdp_accelerated_strongly_convex_batch_is_thm_g2s():
     inner = 0.1 * c["Delta"] * min(15.0**2 * 4000**2 * 10**2 / (c["L"] ** 2 * math.log(1e4)), 4000 * 10 / 1e-4)
     K = math.ceil(4000 / (math.sqrt(11.0) * math.log(inner)))
     assert res.params["K"] == K and res.params["R"] == 4000 // K
-    assert res.params["g2_K"] == 1.0 and "multi-stage" in res.provenance["schedule"]
+    assert res.params["g2_K"] == 1.0 and "multi-stage" in res.provenance["stages"]
 
 
 @pytest.mark.parametrize("name,kw", [

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import t as student_t
 
+from engine.kinds.learning.provenance import spec_provenance
 from engine.markdown import ICON, check_heading, figure_link, fmt, rows_table, save_figure, verdict_table
 from verifiers.theorems import THEOREMS
 
@@ -50,14 +51,32 @@ def markdown(r: dict, figures: dict[str, str]) -> str:
             shared = ", ".join(f"{k} {v:.2g}" for k, v in p.get("systematic", {}).get(name, {}).items()) or "-"
             lines.append(f"| {fmt(p['value'])} | {name} | {x.size} | {fmt(float(x.mean()))} | {fmt(se)} | "
                          f"{fmt(float(x.mean()) - half)} .. {fmt(float(x.mean()) + half)} | {shared} |")
-    lines += ["", "## Resolved parameters", "", "Where each value came from (paper calibration, our choice, or override):", ""]
-    for p in r["points"]:
-        head = f"{r['sweep']['field']} = {fmt(p['value'])}" if r["sweep"] else "the single point"
-        lines += [f"**{head}** ({p['seconds']:.2f} s, records {'materialised' if p['materialised'] else 'streamed'})", "",
-                  "| parameter | value | source |", "|---|---|---|"]
-        lines += [f"| {k} | {fmt(v)} | {p['provenance'].get(k, '')} |" for k, v in p["params"].items()]
-        lines.append("")
+    lines += ["", "## Resolved parameters", ""] + parameter_table(r)
     return "\n".join(lines) + "\n"
+
+
+OLD_NAMES = {"lam": "lambda", "stages": "schedule"}     # provenance keys of results stored before they were renamed
+
+
+def parameter_table(r: dict) -> list[str]:
+    """Every resolved parameter once, with its source (the paper's calibration, our choice, the spec, or an override)
+    and its value at each sweep point (one column per point); a source that differs between points says where."""
+    points = r["points"]
+    spec_src = spec_provenance(r["spec"])
+    names = list(dict.fromkeys(k for p in points for k in p["params"]))
+    head = [f"{r['sweep']['symbol']} = {fmt(p['value'])}" for p in points] if r["sweep"] else ["value"]
+    out = ["Where each value came from and what it was at each point:", "",
+           "| parameter | source | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(points)]
+    for k in names:
+        srcs = [p["provenance"].get(k) or p["provenance"].get(OLD_NAMES.get(k, "")) or spec_src.get(k)
+                or "not recorded by the code that ran" for p in points]
+        uniq = list(dict.fromkeys(srcs))
+        src = uniq[0] if len(uniq) == 1 else "; ".join(
+            f"{s} (at {', '.join(h for h, t in zip(head, srcs) if t == s)})" for s in uniq)
+        out.append(f"| {k} | {src.replace('|', chr(92) + '|')} | " + " | ".join(fmt(p["params"].get(k)) for p in points) + " |")
+    out.append("| (run) | seconds; records materialised or streamed | " + " | ".join(
+        f"{p['seconds']:.2f} s, {'materialised' if p['materialised'] else 'streamed'}" for p in points) + " |")
+    return out + [""]
 
 
 def _plots(r: dict, out_dir: Path) -> dict[str, str]:

@@ -21,6 +21,7 @@ from algorithms.streams import streams_for
 from catalog import ALGORITHMS, ResolutionError, Resolved
 from engine import executors
 from engine.kinds.learning import audit, problem
+from engine.kinds.learning.provenance import spec_provenance
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
 from engine.stamp import jsonable, run_stamp, value_key, verdict_counts
@@ -149,7 +150,8 @@ def run_unit(unit: Unit) -> dict:
     event = {k: v for k, v in ev_.to_dict(root).items() if k not in ("rounds", "max_record_uses")}
     seconds = time.perf_counter() - t0
     # the problem says where its constants come from; the resolver, where the algorithm's parameters do
-    provenance = prob.provenance | {k: v for k, v in res.provenance.items() if v != "problem constant"}
+    provenance = (spec_provenance(unit.spec) | prob.provenance
+                  | {k: v for k, v in res.provenance.items() if v != "problem constant"})
     info = {"params": {k: float(v) for k, v in res.params.items()}, "provenance": provenance,
             "overridden": sorted(res.overridden), "event": event,
             "systematic": prob.systematic, "data_mode": prob.note, "materialised": materialise}

@@ -303,8 +303,9 @@ def _progress(quiet: bool):
         return None
     from tqdm import tqdm
 
-    def make(points: int, trials: int):
-        bar = tqdm(total=points * trials, unit="trial", desc="trials", file=sys.stderr)
+    def make(points: int, trials: int, what: str = "trials"):
+        """A bar over points x trials units of one phase ("trials" of the run, "audit points", ...)."""
+        bar = tqdm(total=points * trials, unit=what.split()[-1].rstrip("s"), desc=what, file=sys.stderr)
 
         def tick(k: int) -> None:
             bar.update(k)

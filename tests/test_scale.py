@@ -205,3 +205,24 @@ def test_a_stored_audit_is_reused(tmp_path, monkeypatch):
     monkeypatch.setattr(audit, "run", lambda *a, **k: pytest.fail("the audit ran again"))
     again = runner.run_spec(spec, trials=3, store=store)
     assert _numbers(again) == _numbers(first) and again["points"][0]["audit"] == first["points"][0]["audit"]
+
+
+def test_every_long_phase_reports_progress():
+    """The run's trials, the audit (one tick per audited point) and a mechanism's points and checks each get a bar
+    of their own, named for what they count, and each bar reaches its total."""
+    from engine import kinds
+    from engine.kinds import mechanism
+
+    bars: list[list] = []
+
+    def progress(points, per, what="trials"):
+        bar = [what, points * per, 0]
+        bars.append(bar)
+
+        def tick(k):
+            bar[2] += k
+        return tick
+    runner.run_spec(tiny_mbsgd(audit=True), trials=2, progress=progress, quick=True)
+    mechanism.run.run(kinds.load("specs/darrm_pure_k.yaml"), quick=True, progress=progress)
+    assert [b[0] for b in bars] == ["trials", "audit points", "mechanism points", "checks"]
+    assert all(done == total for _, total, done in bars), bars

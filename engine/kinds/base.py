@@ -17,7 +17,7 @@ class RunOptions:
     trials: int | None = None
     seed: int | None = None
     quick: bool = False
-    progress: Callable[[int, int], Callable[[int], None]] | None = None
+    progress: Callable[..., Callable[[int], None]] | None = None   # (points, per point[, what]) -> tick(k)
     store: Any = None
     executor: Any = None
     log: Callable[[str], None] | None = None

@@ -40,7 +40,7 @@ def check_work(spec: ComparisonSpec, *, quick: bool = False, trials: int | None 
 
 
 def run(spec: ComparisonSpec, *, quick: bool = False, trials: int | None = None, seed: int | None = None,
-        progress: Callable[[int, int], Callable[[int], None]] | None = None, store=None, executor=None,
+        progress: Callable[..., Callable[[int], None]] | None = None, store=None, executor=None,
         log: Callable[[str], None] | None = None) -> dict:
     check_work(spec, quick=quick, trials=trials, seed=seed, workers=runner.workers_of(executor))
     started = dt.datetime.now(dt.timezone.utc)

@@ -16,9 +16,9 @@ from verifiers.checks.curves import CURVE_CHECKS
 CITATION = f"{subsampled_shuffle.SEED}, Thm 1 (L143-147), Thm 2 (L149-153), Lemma 1 (L80-82)"
 
 
-def run(spec: CurveSpec, *, progress: Callable[[int, int], Callable[[int], None]] | None = None) -> dict:
+def run(spec: CurveSpec, *, progress: Callable[..., Callable[[int], None]] | None = None) -> dict:
     started = dt.datetime.now(dt.timezone.utc)
-    tick = progress(len(spec.sweep.values), 1) if progress else (lambda k: None)
+    tick = progress(len(spec.sweep.values), 1, "curve points") if progress else (lambda k: None)
     points = []
     for v in spec.sweep.values:
         p = spec.point(v)

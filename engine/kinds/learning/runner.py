@@ -379,7 +379,7 @@ def check_work(spec: Spec, trials: int | Sequence[int], seed: int | None = None,
 
 
 def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, quick: bool = False,
-             progress: Callable[[int, int], Callable[[int], None]] | None = None, store: Store | None = None,
+             progress: Callable[..., Callable[[int], None]] | None = None, store: Store | None = None,
              executor=None, chunk: int | None = None, log: Callable[[str], None] | None = None) -> dict:
     """Run every sweep point's trials (skipping those ``store`` already holds for this spec, seed and code),
     evaluate the checks and return the results. ``executor``: engine.executors (default: this process);
@@ -434,18 +434,21 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
             asked = max(2000, asked // 10)
         level = max(c.confidence or CHECKS.get(c.kind).confidence for c in audits)
         budget = audit.WORK_BUDGET / (10 if quick else 1)
+        atick = progress(len(points), 1, "audit points") if progress else (lambda k: None)
         for i, (p, v) in enumerate(zip(points, values)):
             akey = run_key({"audit_of": keys[i], "trials": asked, "confidence": level, "budget": budget}, seed, code
                            ) if store is not None else ""
             stored = store.point(akey) if store is not None else None
             if stored is not None:                     # the audit of this very point, trial count and level
                 p["audit"] = stored
+                atick(1)
                 continue
             pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
             p["audit"] = audit.run(pspec, prob, p["params"], p["events"][0], seed=seed, value_key=value_key(v),
                                    trials=asked, confidence=level, budget=budget)
             if store is not None:
                 store.put(akey, p["audit"], {})
+            atick(1)
     checks = evaluate_checks(spec, points)
     counts = verdict_counts(checks)
     return {

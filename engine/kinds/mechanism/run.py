@@ -25,17 +25,22 @@ def run_point(spec: MechanismSpec, value: float | None, trials: int) -> dict:
 
 
 def run(spec: MechanismSpec, *, quick: bool = False,
-        progress: Callable[[int, int], Callable[[int], None]] | None = None) -> dict:
+        progress: Callable[..., Callable[[int], None]] | None = None) -> dict:
     started = dt.datetime.now(dt.timezone.utc)
     entry = spec.entry
     trials = max(100, spec.trials // 10) if quick else spec.trials
     values = spec.values()
-    tick = progress(len(values), 1) if progress else (lambda k: None)
+    tick = progress(len(values), 1, "mechanism points") if progress else (lambda k: None)
     points = []
     for v in values:
         points.append(run_point(spec, v, trials))
         tick(1)
-    checks = [jsonable(asdict(entry.checks.get(c.kind)(c, spec.mechanism, points))) for c in spec.checks]
+    # a mechanism's checks can be long (exact accountants, audits, an LP): a bar of their own
+    ctick = progress(len(spec.checks), 1, "checks") if progress else (lambda k: None)
+    checks = []
+    for c in spec.checks:
+        checks.append(jsonable(asdict(entry.checks.get(c.kind)(c, spec.mechanism, points))))
+        ctick(1)
     counts = verdict_counts(checks)
     return {"schema": RESULTS_SCHEMA, "kind": "mechanism", "name": spec.name, "description": spec.description,
             "spec": spec.model_dump(mode="json"), "mechanism": spec.mechanism, "citation": entry.citation,

@@ -50,8 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
                   epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"privbench {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
-    r = sub.add_parser("run", help="run a spec and write DIR/<name>.json and DIR/<name>.md", epilog=EPILOG)
-    r.add_argument("spec", help="path to a spec YAML file")
+    r = sub.add_parser("run", help="run a spec (or several) and write DIR/<name>.json and DIR/<name>.md",
+                       epilog=EPILOG)
+    r.add_argument("spec", nargs="+",
+                   help="a spec YAML file; several, or folders whose *.yaml are all run one after another (then the "
+                        "exit code is 0 when every spec's verdicts are the ones its expect records, else 1, and a "
+                        "table of the specs ends the run: `run specs --out reports` regenerates the committed reports)")
     r.add_argument("--trials", type=_trials, help="trials per sweep point (default: the spec's)")
     r.add_argument("--seed", type=_seed, help="root seed (default: the spec's)")
     r.add_argument("--out", default="results", help="output directory (default: results/, which git ignores; the "
@@ -249,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ArithmeticError as e:                  # overflow in float64: a spec value far outside any sane range
-        print(f"error: {getattr(args, 'spec', 'command line')}: a number overflowed while running ({e}); a value "
+        print(f"error: {_named(args)}: a number overflowed while running ({e}); a value "
               f"in the spec (data, loss or algorithm.overrides) is too large for float64", file=sys.stderr)
         return 2
     except MemoryError:
-        print(f"error: {getattr(args, 'spec', 'command line')}: out of memory; lower the spec's sizes or trials, or "
+        print(f"error: {_named(args)}: out of memory; lower the spec's sizes or trials, or "
               f"set --memory-limit so the run is refused before it starts", file=sys.stderr)
         return 2
     except BrokenPipeError:                       # `... | head`: the reader left; say nothing more
@@ -262,6 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as e:                # 130; a run stopped by SIGTERM: 143
         print("interrupted", file=sys.stderr)
         return getattr(e, "code", 130)
+
+
+def _named(args) -> str:
+    """The spec (or specs) a failed command was about, for its one-line error."""
+    spec = getattr(args, "spec", None)
+    return "command line" if not spec else spec if isinstance(spec, str) else ", ".join(spec)
 
 
 def run_main(argv: list[str] | None = None) -> int:
@@ -315,7 +325,67 @@ def _progress(quiet: bool):
     return make
 
 
+def spec_paths(given: list[str]) -> list[Path]:
+    """Spec files, with each folder replaced by its *.yaml files in name order; an empty folder is refused."""
+    paths: list[Path] = []
+    for p in given:
+        if Path(p).is_dir():
+            found = sorted(Path(p).glob("*.yaml"))
+            if not found:
+                raise spec_mod.SpecError("command line", "spec", f"{p}: a folder with no *.yaml spec files")
+            paths += found
+        else:
+            paths.append(Path(p))
+    return paths
+
+
 def cmd_run(args) -> int:
+    """One spec: its exit code by its verdicts. Several: each in turn, then a table; 0 iff every one's verdicts are
+    what its expect records (a shipped spec that fails a published claim is expected to fail)."""
+    import argparse
+    import time
+
+    from engine import kinds
+
+    paths = spec_paths(args.spec)
+    if len(paths) == 1:
+        return run_one(argparse.Namespace(**{**vars(args), "spec": str(paths[0])}))
+    if args.junit:
+        raise spec_mod.SpecError("command line", "--junit", "one JUnit file per run: give one spec with --junit")
+    specs = [kinds.load(p) for p in paths]          # every spec valid before the first runs
+    rows, worst = [], 0
+    for path, spec in zip(paths, specs):
+        t0 = time.perf_counter()
+        code = run_one(argparse.Namespace(**{**vars(args), "spec": str(path)}))
+        if code >= 128:                             # interrupted: what finished is kept; stop here
+            return code
+        got = _last_verdicts.get(spec.name, {})
+        want = {cid: (spec.expect_quick.get(cid, spec.expect.get(cid)) if args.quick else spec.expect.get(cid))
+                for cid in got}
+        same = "yes" if got and got == want else "NO"
+        worst = max(worst, 0 if same == "yes" else 1)
+        rows.append((spec.name, ", ".join(f"{v} {k}" for k, v in _counts(got).items()), same,
+                     time.perf_counter() - t0))
+    print(f"\n{'spec':<40} {'verdicts':<40} {'as expected':<12} seconds")
+    for name, counts, same, secs in rows:
+        print(f"{name:<40} {counts:<40} {same:<12} {secs:.1f}")
+    print(f"{len(rows)} specs in {sum(r[3] for r in rows) / 60:.1f} min; "
+          + ("every one as its expect records" if worst == 0 else
+             f"{sum(r[2] == 'NO' for r in rows)} differ from their expect"))
+    return worst
+
+
+_last_verdicts: dict[str, dict[str, str]] = {}      # each spec's verdicts as run_one finished it (for cmd_run's table)
+
+
+def _counts(verdicts: dict[str, str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in verdicts.values():
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def run_one(args) -> int:
     import signal
     import sqlite3
 
@@ -406,6 +476,7 @@ def _finish(spec, kind, results: dict, args) -> int:
         if args.junit:
             Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
             Path(args.junit).write_text(exports.junit_xml(results), encoding="utf-8")
+    _last_verdicts[results["name"]] = {c["id"]: c["verdict"] for c in results["checks"]}
     head = kind.headline(spec, results)
     if results.get("reused_trials"):
         head += f", {results['reused_trials']} reused from {args.store}"

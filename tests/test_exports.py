@@ -87,3 +87,27 @@ def test_parquet_without_pyarrow_is_one_line_and_exit_2(tmp_path, monkeypatch, c
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "pyarrow" in err[0] and "--parquet" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_run_of_several_specs_compares_each_with_its_expect(tmp_path, capsys):
+    """`run A B` (or a folder) runs each in turn and ends with a table; exit 0 when every spec's verdicts are its
+    expect's, 1 when one differs (here a copy of a spec whose expect_quick we change)."""
+    import shutil
+
+    import yaml
+
+    code = main(["run", "specs/darrm_pure_k.yaml", "specs/darrm_pure.yaml", "--quick", "--quiet", "--out",
+                 str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0 and "2 specs in" in out and "every one as its expect records" in out
+    assert (tmp_path / "out" / "darrm_pure_k.md").exists() and (tmp_path / "out" / "darrm_pure.md").exists()
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    raw = yaml.safe_load(open("specs/darrm_pure_k.yaml"))
+    raw["expect_quick"] = {**raw.get("expect_quick", {}), "privacy": "fail"}
+    (folder / "changed.yaml").write_text(yaml.safe_dump(raw))
+    shutil.copy("specs/darrm_pure.yaml", folder / "same.yaml")
+    code = main(["run", str(folder), "--quick", "--quiet", "--out", str(tmp_path / "out2")])
+    out = capsys.readouterr().out
+    assert code == 1 and "1 differ from their expect" in out
+    assert main(["run", str(tmp_path / "empty_dir_missing"), "--quick"]) == 2

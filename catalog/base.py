@@ -5,7 +5,7 @@ Stich's step size of seed 004's Lemma D.5)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from algorithms import acsa
 from algorithms.registry import Registry
+from verifiers.checks.base import Describe
 from verifiers.threat_models import Neighbouring
 
 MAX_ROUNDS = 2_000_000
@@ -149,6 +150,9 @@ class MechanismEntry:
     data: str | None = None           # what its inputs are when they stand in for a paper's data set (the claims
                                       # ledger counts an experiment's claim decided on them as decided on a stand-in)
     figure: Callable[[dict, Path], str | None] | None = None   # its own figure: (results, folder) -> file name
+    # its check kinds' decision rules in words, from a stored result (verifiers/checks/base.py Rule), for the report's
+    # first table; a kind without one points to its section
+    check_rules: Mapping[str, Describe] = field(default_factory=dict)
 
 
 def mechanism_header(r: dict, *, label: str = "Mechanism", skip: tuple[str, ...] = ()) -> list[str]:

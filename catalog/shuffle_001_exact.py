@@ -13,7 +13,7 @@ from pydantic import Field
 
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import exact_shuffle_rdp, subsampled_shuffle
-from verifiers.checks.exact_rdp import EXACT_RDP_CHECKS
+from verifiers.checks.exact_rdp import EXACT_RDP_CHECKS, EXACT_RDP_RULES
 
 MAX_WORK = 5 * 10**8          # exact_shuffle_rdp.work summed over the alphabets of one point (~10 s)
 REPORT_ORDERS = (2, 4, 16, 64, 256)       # the report's table shows these orders (<= lam_max) and lam_max
@@ -103,5 +103,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "replace-one neighbours (L61); Thm 1 (L143-147) and Thm 2 (L149-153)",
         params=ExactShuffleParams, sweepable=("n", "k", "eps0", "A_max", "lam_max"),
         whole=("n", "k", "A_max", "lam_max"), rules=rules, run_point=run_point, checks=EXACT_RDP_CHECKS,
+        check_rules=EXACT_RDP_RULES,
         threat_model="shuffle", report=report),
 )

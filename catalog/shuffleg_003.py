@@ -25,7 +25,7 @@ from algorithms import shuffleg as sg
 from algorithms.datasets import shuffleg_arrays
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.accountants import shuffleg_privacy as acc
-from verifiers.checks.shuffleg import SHUFFLEG_CHECKS, step_caps
+from verifiers.checks.shuffleg import SHUFFLEG_CHECKS, SHUFFLEG_RULES, step_caps
 from verifiers.checks.shuffleg_grid import SHUFFLEG_GRID_CHECKS
 from verifiers.checks.shuffleg_rate import SHUFFLEG_RATE_CHECKS
 from verifiers.threat_models import Neighbouring
@@ -331,6 +331,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                    "centre"),
         whole=("n", "K", "d"),
         rules=rules, run_point=run_point, checks=SHUFFLEG_CHECKS, threat_model="central", report=report,
+        check_rules=SHUFFLEG_RULES,
         relations=(REPLACE_ONE,)),
 )
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping
 
 from catalog.base import figure_link, fmt, save_figure
 from verifiers.checks import rule_for
@@ -14,7 +15,8 @@ ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inappli
 VERDICT_HEADER = "| check | kind | verdict | measured | bound | rule | margin | confidence | claims |"
 
 
-def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None) -> list[str]:
+def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None,
+                  rules: Mapping[str, Any] | None = None) -> list[str]:
     """The first screen of every report: one row per check, its verdict, the measured figure and the bound it was
     judged against (as its result records them), the rule that decided it and the margin by which it did, in words
     (verifiers.checks.rule_for, from the stored result and the spec's entry for the check; kinds that do not yet
@@ -25,7 +27,7 @@ def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None) -> 
     entries = {c["id"]: c for c in spec_checks or [] if isinstance(c, dict) and "id" in c}
     out = [VERDICT_HEADER, "|---|---|---|---|---|---|---|---|---|"]
     for ch in checks:
-        rule = rule_for(ch, entries.get(ch["id"]))
+        rule = rule_for(ch, entries.get(ch["id"]), rules)
         if rule is not None:
             how, margin = rule.text, rule.margin
         elif ch["verdict"] == "inapplicable":

@@ -9,7 +9,18 @@ import pkgutil
 from typing import Any, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import VERDICTS, CheckKind, CheckResult, CheckSpec, Context, Facts, Misfit, Point, Rule
+from verifiers.checks.base import (
+    VERDICTS,
+    CheckKind,
+    CheckResult,
+    CheckSpec,
+    Context,
+    Describe,
+    Facts,
+    Misfit,
+    Point,
+    Rule,
+)
 
 
 def _kinds() -> list[CheckKind]:
@@ -26,16 +37,18 @@ def _kinds() -> list[CheckKind]:
 CHECKS: Registry[CheckKind] = Registry.of("check kind", ((k.name, k) for k in _kinds()))
 
 
-def rule_for(result: Mapping[str, Any], spec_check: Mapping[str, Any] | None = None) -> Rule | None:
+def rule_for(result: Mapping[str, Any], spec_check: Mapping[str, Any] | None = None,
+             extra: Mapping[str, Describe] | None = None) -> Rule | None:
     """How a stored check result was decided (Rule), where its kind describes its rule and the check was judged;
-    None otherwise (an inapplicable check, or a kind whose rule is in its report section only)."""
+    None otherwise (an inapplicable check, or a kind whose rule is in its report section only). ``extra``: the
+    describers of a mechanism's own check kinds (catalog MechanismEntry.check_rules)."""
     from verifiers.checks import ordering
     from verifiers.checks.curves import CURVE_RULES
 
     if result.get("verdict") == "inapplicable":
         return None
     kind = str(result.get("kind"))
-    others = CURVE_RULES | {"ordering": ordering.describe}
+    others = CURVE_RULES | {"ordering": ordering.describe} | dict(extra or {})
     describe = CHECKS.get(kind).describe if kind in CHECKS else others.get(kind)
     return None if describe is None else describe(result, spec_check or {})
 

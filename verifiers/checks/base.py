@@ -180,13 +180,19 @@ def compare(value: float, limit: float, *, relative: bool = True, strict: bool =
     if relative and limit != 0 and value * limit >= 0:
         rel = abs(value / limit - 1)
         far = max(abs(value / limit), abs(limit / value)) if value != 0 else 0.0
-        gap = (f"{far:.3g}x" if far > 10 else f"{rel:.0%}" if rel >= 0.01 else f"{rel:.2%}" if rel >= 1e-4
+        gap = (f"{far:.3g}x" if far > 2 else f"{rel:.0%}" if rel >= 0.01 else f"{rel:.2%}" if rel >= 1e-4
                else f"{rel:.1e} (relative)")
     else:
         gap = f"{abs(value - limit):.3g}"
     word = "below" if value < limit else "above" if value > limit else "equal to"
     return (f"{_num(value)} is {gap} {word} {_num(limit)}" if word != "equal to"
             else f"{_num(value)} equals {_num(limit)}"), below
+
+
+def side_of(rows: Any) -> str:
+    """The side the rows' own verdicts put a check on (as combine_verdicts decides): 'pass', 'fail' or 'undecided'."""
+    v = combine_verdicts([r["verdict"] for r in rows if "verdict" in r])
+    return {"pass": "pass", "fail": "fail"}.get(v, "undecided")
 
 
 def at(point: Any) -> str:

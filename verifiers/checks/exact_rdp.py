@@ -20,10 +20,19 @@ where it fails the row is inapplicable, never pass.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import EXACT_ABS_SLACK, EXACT_REL_SLACK, CheckResult, decided, exact_result, exceeds
+from verifiers.checks.base import (
+    EXACT_ABS_SLACK,
+    EXACT_REL_SLACK,
+    CheckResult,
+    Rule,
+    at,
+    decided,
+    exact_result,
+    exceeds,
+)
 
 SEED = "seed 001 (Girgis, Data & Diggavi)"
 CITE_UPPER = (f"{SEED}, Thm 1 (L143-147) against the exact RDP (Def 1, L63-65) of the subsampled shuffle mechanism "
@@ -157,6 +166,27 @@ def _pair_text(others: list[int] | tuple[int, ...], forward: bool) -> str:
     side = "D||D'" if forward else "D'||D"
     return f"u: 0 -> 1, others {tuple(others)}, {side}"
 
+
+def _upper_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda row: row["exact_over_thm1"])
+    above = sum(row["orders_above"] for row in r["rows"])
+    return Rule(f"fail iff the exact RDP (every replace-one pair, both orders) exceeds Thm 1 at some integer order >= 2 "
+                f"of some point and alphabet (rel. slack {EXACT_REL_SLACK:g}), or the randomizer is not eps0-LDP; pass "
+                f"otherwise (exact)", f"largest exact / Thm 1 = {w['exact_over_thm1']:.3g} (A = {w['A']}, order "
+                f"{w['order']:g}{at(w['point'])})", "fail" if above else "pass")
+
+
+def _lower_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = min(r["rows"], key=lambda row: row["exact_pair_over_thm2_minus_1"])
+    below = sum(row["orders_below"] for row in r["rows"])
+    return Rule(f"fail iff the exact divergence of Thm 2's pair is below Thm 2 at some integer order >= 2 (rel. "
+                f"slack {EXACT_REL_SLACK:g}); pass otherwise (exact)",
+                f"smallest exact / Thm 2 - 1 = {w['exact_pair_over_thm2_minus_1']:.2g} (order {w['order']:g}"
+                f"{at(w['point'])})", "fail" if below else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+EXACT_RDP_RULES = {"rdp_upper": _upper_rule, "rdp_lower": _lower_rule}
 
 ExactCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 EXACT_RDP_CHECKS: Registry[ExactCheckFn] = Registry("exact RDP check kind")

@@ -35,12 +35,12 @@ numbers in, verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.tx
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts
+from verifiers.checks.base import CheckResult, Rule, at, cited_result, combine_verdicts, compare, side_of
 from verifiers.stats import chi2_variance_test, detectable_variance_ratio, mean_ci
 from verifiers.theorems import shuffleg_003 as thm
 
@@ -312,6 +312,50 @@ def bound(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
 def theorem_bound(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     return _bound(check, mechanism, points, "theorem_bound")
 
+
+def _accounting_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [row for row in r["rows"] if "epsilon_ours" in row]
+    w = max(judged, key=lambda row: abs(row["epsilon_ours"] - row["target"]))
+    return Rule(f"at each calibrated private point: pass iff the lemma's epsilon of the epochs that ran equals the "
+                f"target (rel. 1e-9), dp-accounting's RDP curve agrees (rel. {DP_ACC_REL:g}) and converts to no more, and "
+                f"no record is used twice in an epoch; else fail (exact)",
+                f"epsilon {compare(w['epsilon_ours'], w['target'])[0]}; dp-accounting {w['dp_accounting_epsilon']:.4g}",
+                side_of(r["rows"]))
+
+
+def _noise_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [row for row in r["rows"] if "p_value" in row]
+    w = min(judged, key=lambda row: row["p_value"])
+    level = 1 - r["confidence"]
+    return Rule(f"fail iff a two-sided chi-square test of the output's variance against the declared noise has p < "
+                f"{level:.2g} at some point; pass iff not and the test sees a {NOISE_POWER:.0%} error",
+                f"smallest p: {compare(w['p_value'], level)[0]} (the level); variance ratio {w['variance_ratio']:.4g}",
+                side_of(r["rows"]))
+
+
+def _audit_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [row for row in r["rows"] if "epsilon_lower" in row]
+    w = max(judged, key=lambda row: row["epsilon_lower"] / max(row["claim"], 1e-300))
+    return Rule("fail iff the audit's epsilon lower bound (Clopper-Pearson, 0.95) exceeds the claimed epsilon at some "
+                "point; pass otherwise (one-sided: no leak found, not a proof)",
+                f"lower bound {compare(w['epsilon_lower'], w['claim'])[0]} (the claim; at most "
+                f"{w['largest_detectable']:.3g} could show)", side_of(r["rows"]))
+
+
+def _bound_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [row for row in r["rows"] if "bound" in row]
+    w = max(judged, key=lambda row: max(row["upper"], row["exact_noise_part"] or 0) / row["bound"])
+    exact = w["exact_noise_part"]
+    margin = (f"exact noise part {compare(exact, w['bound'])[0]} (the bound)" if exact is not None
+              and exact > w["bound"] else f"upper limit {compare(w['upper'], w['bound'])[0]} (the bound)")
+    return Rule(f"at each point meeting the claim's conditions: fail iff the exact noise part of the excess or the "
+                f"lower end of the mean's {r['confidence']:g} interval is above the bound; pass iff the upper end is "
+                f"at or below it; else inconclusive", margin + f"{at(w['point'])}", side_of(r["rows"]))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+SHUFFLEG_RULES = {"shuffleg_accounting": _accounting_rule, "injected_noise": _noise_rule,
+                  "last_iterate_audit": _audit_rule, "corollary_bound": _bound_rule, "theorem_bound": _bound_rule}
 
 ShuffleGCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 SHUFFLEG_CHECKS: Registry[ShuffleGCheckFn] = Registry("shuffled-gradient check kind")

@@ -9,12 +9,13 @@ from engine.markdown import check_heading, figure_link, rows_table, save_epsilon
 
 
 def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> str:
-    bullets, body = MECHANISMS.get(r["mechanism"]).report(r)
+    entry = MECHANISMS.get(r["mechanism"])
+    bullets, body = entry.report(r)
     c = r["verdict_counts"]
     lines = [f"# {r['name']}", "", r["description"].strip(), "",
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
-             *verdict_table(r["checks"], r["spec"].get("checks")),
+             *verdict_table(r["checks"], r["spec"].get("checks"), entry.check_rules),
              *bullets,
              *([f"- Neighbouring data sets (the relation the privacy checks decide): {r['neighbouring']['text']}"]
                if r.get("neighbouring") else []),

@@ -26,8 +26,8 @@ from algorithms.datasets import shuffleg_arrays
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.accountants import shuffleg_privacy as acc
 from verifiers.checks.shuffleg import SHUFFLEG_CHECKS, SHUFFLEG_RULES, step_caps
-from verifiers.checks.shuffleg_grid import SHUFFLEG_GRID_CHECKS
-from verifiers.checks.shuffleg_rate import SHUFFLEG_RATE_CHECKS
+from verifiers.checks.shuffleg_grid import SHUFFLEG_GRID_CHECKS, SHUFFLEG_GRID_RULES
+from verifiers.checks.shuffleg_rate import SHUFFLEG_RATE_CHECKS, SHUFFLEG_RATE_RULES
 from verifiers.threat_models import Neighbouring
 
 REPLACE_ONE = Neighbouring("record", "replace_one")
@@ -520,6 +520,7 @@ MECHANISM_ENTRIES = MECHANISM_ENTRIES + (
         citation="seed 003 (Jiang's thesis) ch. 4: §4.6.6 (L1736-1752), Table 4.4, §4.7 (L1760-1812), Fig. 4.2",
         params=ShuffleGGridParams, sweepable=("epsilon", "p", "shift", "n", "K"), whole=("n", "K"),
         rules=grid_rules, run_point=grid_point, checks=SHUFFLEG_GRID_CHECKS, threat_model="central",
+        check_rules=SHUFFLEG_GRID_RULES,
         report=grid_report, relations=(REPLACE_ONE,), data=GRID_DATA, figure=grid_figure),
 )
 
@@ -644,5 +645,6 @@ MECHANISM_ENTRIES = MECHANISM_ENTRIES + (
         citation="seed 003 (Jiang's thesis) ch. 4: §4.5.3 (L1453-1470), Eq. 4.13, Cor 4.5.1 (L1419)",
         params=ShuffleGRateParams, sweepable=("n", "epsilon", "d"), whole=("n", "d"),
         rules=lambda p: None, run_point=rate_point, checks=SHUFFLEG_RATE_CHECKS, threat_model="central",
+        check_rules=SHUFFLEG_RATE_RULES,
         report=rate_report),
 )

@@ -22,13 +22,13 @@ at equal privacy (§4.6.6, Table 4.4; the experiments of §4.7.5 / Fig. 4.2). Ln
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts, compare, exact_result, side_of
 from verifiers.stats import welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 4"
@@ -163,3 +163,55 @@ def dpsgd_below_dp_shuffleg(check: Any, mechanism: str, points: list[dict]) -> C
 
 
 SHUFFLEG_GRID_CHECKS.add("dpsgd_below_dp_shuffleg", dpsgd_below_dp_shuffleg)
+
+
+def _side(verdict: str) -> str:
+    return {"pass": "pass", "fail": "fail"}.get(verdict, "undecided")
+
+
+def _interleaved_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    row = min(r["rows"], key=lambda x: x["epsilon"] if x["epsilon"] is not None else 0)
+    best = min(PRIVATE, key=lambda o: row[o])
+    return Rule(f"at the smallest epsilon: one-sided Welch tests of Interleaved's mean final excess against "
+                f"DP-ShuffleG, Priv-Pub and Pub-Priv, each at {(1 - r['confidence']) / len(PRIVATE):.3g} (Bonferroni); "
+                f"pass iff it is significantly lower than all three, fail iff one is significantly lower than it",
+                f"Interleaved {compare(row['interleaved'], row[best])[0]} ({best}, the best other; largest p "
+                f"{max(row[f'p_{o}'] for o in PRIVATE):.2g})", _side(row["verdict"]))
+
+
+def _public_only_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    row = max(r["rows"], key=lambda x: x["epsilon"] if x["epsilon"] is not None else 0)
+    return Rule(f"at the largest epsilon: a one-sided Welch test at {1 - r['confidence']:.2g} of the best private "
+                f"method's mean final excess against Public Only's; pass iff Public Only is significantly above, fail "
+                f"iff significantly below", f"Public Only {compare(row['public_only'], row['best_private_excess'])[0]} "
+                f"({row['best_private']}; p = {row['p_value']:.2g})", _side(row["verdict"]))
+
+
+def _term_order_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    bad = [x for x in r["rows"] if x["p_at_least_1_over_n"] and not x["holds"]]
+    row = bad[0] if bad else r["rows"][0]
+    return Rule("fail iff SymPy's factorisation p((1-p)n+1) - 1 = (1-p)(np-1) fails or, at a point with p >= 1/n, "
+                "Interleaved's privacy term exceeds Priv-Pub's; pass otherwise (exact)",
+                f"Interleaved's term {compare(row['interleaved_term'], row['priv_pub_term'])[0]} (Priv-Pub's)",
+                "fail" if bad or r["verdict"] == "fail" else "pass")
+
+
+def _dissimilarity_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    row = next(x for x in r["rows"] if "C_full" in x)
+    return Rule("fail iff C_n^part's lower bound (a searched order) exceeds C_n^full; pass iff its upper bound does "
+                "not; else inconclusive (exact)", f"C_part in [{row['C_part_lower']:.4g}, {row['C_part_upper']:.4g}] "
+                f"against C_full {row['C_full']:.4g}", side_of(r["rows"]))
+
+
+def _dpsgd_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    row = max(r["rows"], key=lambda x: x["dpsgd"] / max(x["dp_shuffleg"], 1e-300))
+    return Rule(f"at every epsilon: a one-sided Welch test at {1 - r['confidence']:.2g} of DP-SGD's mean final excess "
+                f"against DP-ShuffleG's; pass iff significantly below at every epsilon, fail iff significantly above "
+                f"at one", f"closest: DP-SGD {compare(row['dpsgd'], row['dp_shuffleg'])[0]} (DP-ShuffleG; p = "
+                f"{row['p_value']:.2g}, epsilon {row['epsilon']:g})", side_of(r["rows"]))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+SHUFFLEG_GRID_RULES = {"interleaved_best": _interleaved_rule, "public_only_suboptimal": _public_only_rule,
+                       "privacy_term_order": _term_order_rule, "dissimilarity_order": _dissimilarity_rule,
+                       "dpsgd_below_dp_shuffleg": _dpsgd_rule}

@@ -18,12 +18,12 @@ Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, exact_result
+from verifiers.checks.base import CheckResult, Rule, cited_result, compare, exact_result, side_of
 from verifiers.stats import mean_ci
 
 SEED = "seed 003 (Jiang's thesis) ch. 4"
@@ -147,3 +147,41 @@ def dpsgd_order(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
 
 
 SHUFFLEG_RATE_CHECKS.add("dpsgd_order", dpsgd_order)
+
+
+def _rate_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    slope, limit = float(r["measured"]), float(r["bound"])      # a stored -inf is the string '-inf'
+    if slope == -math.inf:
+        return Rule(f"fail iff the exact expected excess's local exponent in n over the largest decade exceeds the "
+                    f"claimed expression's + {RATE_TOL}; pass otherwise (exact)",
+                    "the excess underflowed to 0: it falls faster than any power of n", "pass")
+    return Rule(f"fail iff the exact expected excess's local exponent in n over the largest decade exceeds the "
+                f"claimed expression's + {RATE_TOL} (its hidden logs); pass otherwise (exact)",
+                f"exponent {compare(slope, limit, relative=False)[0]}", "fail" if slope > limit else "pass")
+
+
+def _exact_bound_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["ratio"])
+    return Rule("fail iff the exact expected excess exceeds the corollary's bound at some n (rel. 1e-9); pass otherwise "
+                "(exact)", f"largest: exact {compare(w['exact'], w['bound'])[0]} (the bound) at n = {w['n']:g}",
+                side_of(r["rows"]))
+
+
+def _simulation_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: abs(x["exact"] - x["simulated_mean"]) / max(x["upper"] - x["lower"], 1e-300))
+    return Rule(f"pass iff the exact expectation lies in the simulated mean's two-sided {r['confidence']:g} interval at "
+                f"every simulated n; fail otherwise", f"farthest: exact {w['exact']:.4g} against [{w['lower']:.4g}, "
+                f"{w['upper']:.4g}] at n = {w['n']:g}", side_of(r["rows"]))
+
+
+def _dpsgd_order_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    top = r["rows"][-1]
+    side = "undecided" if top["edge"] else "pass" if top["dpsgd"] < top["dp_shuffleg"] else "fail"
+    return Rule("at the largest n, each at its best step: pass iff DP-SGD's exact expected excess is below "
+                "DP-ShuffleG's, fail iff above; a best step at the grid's edge leaves it inconclusive (exact)",
+                f"DP-SGD {compare(top['dpsgd'], top['dp_shuffleg'])[0]} (DP-ShuffleG) at n = {top['n']:g}", side)
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+SHUFFLEG_RATE_RULES = {"eq413_rate": _rate_rule, "table44_rate": _rate_rule, "exact_bound": _exact_bound_rule,
+                       "exact_vs_simulation": _simulation_rule, "dpsgd_order": _dpsgd_order_rule}

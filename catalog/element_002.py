@@ -19,7 +19,7 @@ from algorithms import element as el
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import element_privacy as ep
 from verifiers.audit import lower_bound
-from verifiers.checks.element import ELEMENT_CHECKS, HH_CHECKS
+from verifiers.checks.element import ELEMENT_CHECKS, ELEMENT_RULES, HH_CHECKS
 from verifiers.threat_models import Neighbouring
 
 ELEMENT_KEEP = Neighbouring("element", "replace_one", True)
@@ -262,6 +262,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "sigma_std (L184), the ordering loss (8) (L188), Prop. 1 (L190-199) and its comparison (L201-203)",
         params=HeavyHittersParams, sweepable=("n", "m", "d", "eps", "t", "s"), whole=("n", "m", "d"),
         rules=lambda p: _rules(p, hist=False), run_point=run_heavy_hitters, checks=HH_CHECKS,
+        check_rules=ELEMENT_RULES,
         threat_model="central", report=report, relations=(ELEMENT_FREE, ELEMENT_KEEP, USER)),
     MechanismEntry(
         name="element_histogram",
@@ -270,6 +271,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "Prop. 2 (L227-235) and the element-vs-user comparison (L237-241)",
         params=HistogramParams, sweepable=("n", "m", "d", "K", "eps", "rho", "s"), whole=("n", "m", "d", "K"),
         rules=lambda p: _rules(p, hist=True), run_point=run_histogram, checks=ELEMENT_CHECKS,
+        check_rules=ELEMENT_RULES,
         threat_model="central", report=report, relations=(ELEMENT_KEEP, ELEMENT_FREE, USER),
         data="synthetic Zipf-like multinomial users with a public partition (stands in for Sec. 4.1's Reddit "
              "comments clustered by GloVe)"),

@@ -28,14 +28,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import stats as sps
 
 from algorithms.registry import Registry
 from verifiers.audit import clopper_pearson_upper
-from verifiers.checks.base import CheckResult, cited_result, exceeds
+from verifiers.checks.base import CheckResult, Rule, at, cited_result, compare, exceeds, side_of
 from verifiers.stats import mean_ci, weighted_slope
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
@@ -279,3 +279,71 @@ HH_CHECKS.add("element_privacy", element_privacy)
 HH_CHECKS.add("element_audit", element_audit)
 HH_CHECKS.add("element_vs_user", element_vs_user)
 HH_CHECKS.add("ordering_loss", ordering_loss)
+
+
+def _privacy_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = max(rows, key=lambda x: x["delta_over_claim"])
+    over = [x for x in rows if exceeds(x["delta_exact"], x["delta"])
+            or (x.get("renyi_exact") is not None and exceeds(x["renyi_exact"], x["eps"]))]
+    return Rule("fail iff, under the spec's relation, the exact delta of the Gaussian at the worst pair exceeds the "
+                "claimed delta at the claimed eps (or, at element level, the exact Renyi divergence exceeds the "
+                "claimed RDP), or the pair search finds a pair farther apart than the derived sensitivity; pass "
+                "otherwise (exact)", f"exact delta {compare(w['delta_exact'], w['delta'])[0]} (claimed; eps at the "
+                f"claimed delta {w['eps_exact']:.4g} against {w['eps']:.4g}){at(w['point'])}",
+                "fail" if over else "pass")
+
+
+def _audit_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["audit_eps_lower"] - x["claimed_eps"])
+    return Rule("fail iff the canary audit's epsilon lower bound (Clopper-Pearson) exceeds the claimed epsilon at some "
+                "point; pass otherwise (one-sided: no leak found, not a proof)",
+                f"lower bound {compare(w['audit_eps_lower'], w['claimed_eps'])[0]} (the claim){at(w['point'])}",
+                "fail" if any(x["audit_eps_lower"] > x["claimed_eps"] for x in r["rows"]) else "pass")
+
+
+def _ordering_loss_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = max(rows, key=lambda x: x["upper"] / x["bound_t2"])
+    side = ("fail" if any(x["lower"] > x["bound_t2"] for x in rows) else
+            "undecided" if any(x["upper"] > x["bound_t2"] for x in rows) else "pass")
+    return Rule("at each point meeting Prop. 1's conditions: pass iff the upper confidence limit of the mean number of "
+                "mis-ordered pairs at separation gamma (the smaller of Student's and a distribution-free limit; "
+                "Bonferroni) is at most t^2; fail iff the lower limit exceeds it",
+                f"upper limit {compare(w['upper'], w['bound_t2'])[0]} (t^2){at(w['point'])}", side)
+
+
+def _vs_user_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = min(rows, key=lambda x: x["lower"])
+    side = ("fail" if any(x["upper"] < 0 for x in rows) else "undecided" if any(x["lower"] <= 0 for x in rows)
+            else "pass")
+    return Rule("paired one-sided limits of user-level minus element-level error, per point (Bonferroni): pass iff "
+                "every lower limit is above 0 (element level better), fail iff an upper limit is below 0",
+                f"smallest lower limit {w['lower']:.4g} (difference {w['user_minus_element']:.4g}){at(w['point'])}",
+                side)
+
+
+def _mse_rate_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = max(rows, key=lambda x: max(abs(x["lower"] - x["predicted_slope"]), abs(x["upper"] - x["predicted_slope"])))
+    return Rule(f"per level judged: pass iff the log-log slope's {r['confidence']:g} interval lies within Prop. 2's "
+                f"predicted slope +- {w['tolerance']:g}; fail iff it lies wholly outside; else inconclusive",
+                f"{w['level']}: interval [{w['lower']:.3f}, {w['upper']:.3f}] against {w['predicted_slope']:.3f} +- "
+                f"{w['tolerance']:g}", side_of(rows))
+
+
+def _finer_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = min(rows, key=lambda x: x["lower"])
+    side = ("fail" if any(x["upper"] < 0 for x in rows) else "undecided" if any(x["lower"] <= 0 for x in rows)
+            else "pass")
+    return Rule("along K: one-sided Welch limits of each step's MSE decrease (Bonferroni over the steps); pass iff "
+                "every lower limit is above 0, fail iff an upper limit is below 0",
+                f"smallest step K {w['from_K']:g} -> {w['to_K']:g}: decrease {w['decrease']:.4g} (lower limit "
+                f"{w['lower']:.3g})", side)
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+ELEMENT_RULES = {"element_privacy": _privacy_rule, "element_audit": _audit_rule, "ordering_loss": _ordering_loss_rule,
+                 "element_vs_user": _vs_user_rule, "mse_rate": _mse_rate_rule, "finer_partition": _finer_rule}

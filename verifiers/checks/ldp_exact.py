@@ -2,7 +2,7 @@
 input (unbiasedness)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -16,6 +16,8 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    compare,
     result,
 )
 from verifiers.theorems.base import Theorem
@@ -66,4 +68,18 @@ def _fits(facts: Facts) -> None:
                              f"curator or user, or a client's local randomizer); this spec's is {facts.threat_model}")
 
 
-CHECK = CheckKind(KIND, ldp_exact, fits=_fits, privacy=True)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows."""
+    rows = r["rows"]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    w = max(rows, key=lambda x: x["eps_ldp_exact"] / x["eps_ldp_claimed"])
+    bad = [x for x in rows if not x["distribution_valid"] or x["max_bias_over_C"] > LDP_EXACT_TOL
+           or x["eps_ldp_exact"] > x["eps_ldp_claimed"] * (1 + LDP_EXACT_TOL)]
+    return Rule(f"pass iff the randomizer's exact output distribution is a distribution, its worst log-ratio over the "
+                f"inputs checked is at most the claimed eps_ldp and its mean is the input (both to {LDP_EXACT_TOL:g}); "
+                f"fail otherwise (exact)", f"worst log-ratio {compare(w['eps_ldp_exact'], w['eps_ldp_claimed'])[0]} "
+                f"(claimed); largest bias / C {max(x['max_bias_over_C'] for x in rows):.2g}", "fail" if bad else "pass")
+
+
+CHECK = CheckKind(KIND, ldp_exact, fits=_fits, privacy=True, describe=describe)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 from verifiers import stats
 from verifiers.checks.base import (
@@ -13,6 +13,8 @@ from verifiers.checks.base import (
     Facts,
     Misfit,
     Point,
+    Rule,
+    at,
     measurable_theorem,
     result,
 )
@@ -69,4 +71,18 @@ def _rules(check: Any, thm: Theorem, facts: Facts) -> None:
     measurable_theorem(check, thm, facts)
 
 
-CHECK = CheckKind(KIND, unbiased, fits=_fits, rules=_rules, confidence=0.999)
+def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
+    """The rule above, from a stored result's rows."""
+    rows = r["rows"]
+    if r["verdict"] == "inapplicable" or not rows:
+        return None
+    w = max(rows, key=lambda x: abs(x["z"]))
+    side = ("fail" if any(x["lcl"] > 0 or x["ucl"] < 0 for x in rows) else
+            "undecided" if any(x["half_width_over_C"] > BIAS_POWER or x["messages"] == 0 for x in rows) else "pass")
+    return Rule(f"a two-sided martingale z-test of the mean bias along the input, Bonferroni over {len(rows)} "
+                f"point(s): fail iff the interval excludes 0; pass iff it contains 0 and is narrower than "
+                f"{BIAS_POWER:g} C", f"worst |z| = {abs(w['z']):.2f}; interval half-width {w['half_width_over_C']:.2g} "
+                f"C{at(w['point'])}", side)
+
+
+CHECK = CheckKind(KIND, unbiased, fits=_fits, rules=_rules, confidence=0.999, describe=describe)

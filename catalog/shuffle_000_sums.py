@@ -15,7 +15,7 @@ from pydantic import Field
 from algorithms import shuffle_sum
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import binomial_privacy
-from verifiers.checks.mechanism import PROTOCOL_CHECKS
+from verifiers.checks.mechanism import PROTOCOL_CHECKS, PROTOCOL_RULES
 
 MAX_VALUES = 10**6                # n d input values per run
 CHUNK_VALUES = 2_000_000          # input values (runs x users x coordinates) rounded per chunk
@@ -156,10 +156,12 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         name="p1d", description="P_1D: shuffle sum of n scalars in [0, Delta] (one binomial count)",
         citation="seed 000, Algorithm 1 (P_1D, L105-128): shuffle sum of scalars in [0, Delta], Lemma 3.1",
         params=ProtocolParams, sweepable=("n", "eps", "delta"), whole=("n",), rules=p1d_rules, run_point=run_p1d,
-        checks=PROTOCOL_CHECKS, threat_model="shuffle", report=report),
+        checks=PROTOCOL_CHECKS, threat_model="shuffle", report=report,
+        check_rules=PROTOCOL_RULES),
     MechanismEntry(
         name="pvec", description="P_VEC: shuffle sum of n vectors of norm <= Delta_2 in d dimensions (P_1D per coordinate)",
         citation="seed 000, Algorithm 2 (P_VEC, L142-149): shuffle sum of vectors of norm <= Delta_2, Thm 3.2",
         params=ProtocolParams, sweepable=("n", "eps", "delta", "d"), whole=("n", "d"), rules=_max_values,
-        run_point=run_pvec, checks=PROTOCOL_CHECKS, threat_model="shuffle", report=report),
+        run_point=run_pvec, checks=PROTOCOL_CHECKS, threat_model="shuffle", report=report,
+        check_rules=PROTOCOL_RULES),
 )

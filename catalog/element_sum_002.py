@@ -26,7 +26,7 @@ from algorithms import element_sum
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import element_rdp as er
 from verifiers.audit import lower_bound
-from verifiers.checks.element_sum import AMPLIFICATION_CHECKS, ELEMENT_SUM_CHECKS
+from verifiers.checks.element_sum import AMPLIFICATION_CHECKS, ELEMENT_SUM_CHECKS, ELEMENT_SUM_RULES
 from verifiers.threat_models import Neighbouring
 
 APPROX_ORDERS = (2.0, 4.0, 8.0, 16.0, 32.0)       # alphas at which Cor 2.5's approximation is evaluated
@@ -200,12 +200,14 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 002: mechanism (4) (L132-134), Cor 2.5 (L138-140), its approximation (L144-146), Cor 3.1 "
                  "(L329), Cor 3.2 (L331), Eq. (16) (L333-335)",
         params=ElementSumParams, sweepable=("q", "sigma", "T", "K", "delta"), whole=("T", "K"), rules=rules,
-        run_point=run_point, checks=ELEMENT_SUM_CHECKS, threat_model="central", report=report, relations=RELATIONS),
+        run_point=run_point, checks=ELEMENT_SUM_CHECKS, threat_model="central", report=report, relations=RELATIONS,
+        check_rules=ELEMENT_SUM_RULES),
     MechanismEntry(
         name="element_amplification",
         description="seed 002's Cor 2.4 (amplification by subsampling users) against exact randomized response",
         citation="seed 002: Cor 2.4 (L127-130)",
         params=AmplificationParams, sweepable=("eps0", "q", "K"), whole=("K",), rules=amplification_rules,
         run_point=amplification_point, checks=AMPLIFICATION_CHECKS, threat_model="central",
+        check_rules=ELEMENT_SUM_RULES,
         report=amplification_report),
 )

@@ -25,10 +25,10 @@ no check kind; the mechanism's report tables our exact epsilon against its expre
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite, decided, exact_result, exceeds
+from verifiers.checks.base import CheckResult, Rule, at, cite, compare, decided, exact_result, exceeds, side_of
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 CITE_ACCOUNTING = (f"{SEED}: mechanism (4) (L132-134), Cor 2.5 (L138-140) composed T times with Mironov's conversion "
@@ -189,3 +189,56 @@ ELEMENT_SUM_CHECKS.add("sum_audit", element_audit)
 ELEMENT_SUM_CHECKS.add("cor25_approximation", approximation)
 AMPLIFICATION_CHECKS: Registry[ElementCheckFn] = Registry("amplification check kind")
 AMPLIFICATION_CHECKS.add("subsampling_amplification", subsampling_amplification)
+
+
+def _accounting_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact / claim"])
+    return Rule("per point: fail iff the exact epsilon of the worst realisable neighbouring pair (its lower end) exceeds "
+                "the paper's (Cor 2.5, T-fold RDP, Mironov's conversion); pass iff its upper end is at most the claim "
+                "under Poisson sampling; else inconclusive (fixed-size sampling: the pair bounds only from below)",
+                f"exact upper {compare(w['exact upper'], w['claim (paper)'])[0]} (claimed){at(w['point'])}",
+                side_of(r["rows"]))
+
+
+def _audit_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["audit lower bound"] - x["claim (paper)"])
+    over = any(x["audit lower bound"] > x["claim (paper)"] for x in r["rows"])
+    return Rule("fail iff the canary audit's Clopper-Pearson epsilon lower bound exceeds the paper's epsilon at some "
+                "point; pass otherwise (one-sided: an audit can only refute)",
+                f"lower bound {compare(w['audit lower bound'], w['claim (paper)'])[0]} (claimed){at(w['point'])}",
+                "fail" if over else "pass")
+
+
+def _approximation_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = max(rows, key=lambda x: x["ratio"])
+    groups: dict[tuple[float, float], list] = {}
+    for x in rows:
+        groups.setdefault((x["sigma"], x["alpha"]), []).append(x)
+    refuted = False
+    for (s, al), g in groups.items():
+        g = sorted(g, key=lambda x: -x["q"])
+        if len({x["q"] for x in g}) >= 3 and all(x["eps_alpha"] > x["lead"] for x in g) and all(
+                b["remainder_over_q3"] > a["remainder_over_q3"] for a, b in zip(g, g[1:])) and abs(
+                g[-1]["eps_over_q2"] / g[-1]["limit"] - 1) <= LIMIT_TOL and g[-1]["limit"] > al / s**2:
+            refuted = True
+    side = ("pass" if all(x["eps_alpha"] <= x["lead"] * (1 + 1e-9) for x in rows) else
+            "fail" if refuted else "undecided")
+    return Rule("pass iff the exact eps_alpha is at most the leading term q^2 alpha/((1-q) sigma^2) at every judged "
+                "(point, alpha); fail iff at some (sigma, alpha) the excess grows like q^2 as q falls toward the "
+                "q -> 0 limit (no O(q^3/sigma^3) remainder); else inconclusive (exact)",
+                f"largest eps_alpha / leading term {w['ratio']:.4g} (q = {w['q']:g}, alpha = {w['alpha']:g})", side)
+
+
+def _amplification_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact / claim"])
+    over = any(exceeds(x["exact"], x["claim"]) for x in r["rows"])
+    return Rule("fail iff the exact epsilon of element-level randomized response with users subsampled exceeds Cor "
+                "2.4's log(1 + q(e^eps0 - 1)) for some scheme and point; pass otherwise (exact)",
+                f"exact {compare(w['exact'], w['claim'])[0]} (claimed; {w['scheme']}, K = {w['K']})",
+                "fail" if over else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+ELEMENT_SUM_RULES = {"sum_accounting": _accounting_rule, "sum_audit": _audit_rule,
+                     "cor25_approximation": _approximation_rule, "subsampling_amplification": _amplification_rule}

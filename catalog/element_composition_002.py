@@ -40,7 +40,7 @@ from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechan
 from verifiers.accountants import element_rdp as er
 from verifiers.accountants.shuffled_gaussian import gaussian_delta
 from verifiers.checks import element_composition as ec
-from verifiers.checks.element_composition import COMPOSITION_CHECKS, GROUP_CHECKS, ORDER_CHECKS
+from verifiers.checks.element_composition import COMPOSITION_CHECKS, COMPOSITION_RULES, GROUP_CHECKS, ORDER_CHECKS
 from verifiers.threat_models import Neighbouring
 
 ELEMENT = Neighbouring("element", "replace_one")
@@ -290,7 +290,8 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                     "mechanism and of randomized response on element bits",
         citation="seed 002: Cor 2.2 (L109-111)",
         params=GroupParams, sweepable=("k", "sigma", "eps0"), whole=("k",), rules=_grid_rules, run_point=group_point,
-        checks=GROUP_CHECKS, threat_model="central", report=group_report, relations=(ELEMENT,)),
+        checks=GROUP_CHECKS, threat_model="central", report=group_report, relations=(ELEMENT,),
+        check_rules=COMPOSITION_RULES),
     MechanismEntry(
         name="element_composition",
         description="seed 002's Cor 2.3 (basic, advanced and Renyi composition) against the exact optimal composition "
@@ -298,6 +299,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 002: Cor 2.3 (L113-123)",
         params=CompositionParams, sweepable=("k", "delta0", "delta_i", "alpha"), whole=("k",),
         rules=composition_rules, run_point=composition_point, checks=COMPOSITION_CHECKS, threat_model="central",
+        check_rules=COMPOSITION_RULES,
         report=composition_report, relations=(ELEMENT,)),
     MechanismEntry(
         name="element_prop3_privacy",
@@ -305,5 +307,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                     "rounds of mechanism (4) at q = m/n against the stated expression as n grows",
         citation="seed 002: mechanism (4) (L132-134), (15) (L321-325), Eq. (16) (L333-335), Prop 3 (i)-(ii) (L351-354)",
         params=Prop3Params, sweepable=("n",), whole=("n",), rules=prop3_rules, run_point=prop3_point,
-        checks=ORDER_CHECKS, threat_model="central", report=prop3_report, relations=(ELEMENT, USER)),
+        checks=ORDER_CHECKS, threat_model="central", report=prop3_report, relations=(ELEMENT, USER),
+        check_rules=COMPOSITION_RULES),
 )

@@ -48,14 +48,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
 from scipy.stats import binom
 
 from algorithms.registry import Registry
-from verifiers.checks.base import EXACT_REL_SLACK, CheckResult, decided, exact_result
+from verifiers.checks.base import EXACT_REL_SLACK, CheckResult, Rule, compare, decided, exact_result
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 GROWTH = 2.0                  # an O(1) ratio that more than doubles (monotone) over the sweep is refuted
@@ -349,3 +349,30 @@ ORDER_CHECKS: Registry[CompositionCheckFn] = Registry("O(1)-privacy check kind")
 ORDER_CHECKS.add("eq16_order", eq16_order)
 ORDER_CHECKS.add("prop3_element_order", prop3_element_order)
 ORDER_CHECKS.add("prop3_user_order", prop3_user_order)
+
+
+def _rows_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact / claim"])
+    over = any(exceeds(x["exact"], x["claim"]) for x in r["rows"])
+    return Rule(f"fail iff the exact value exceeds the corollary's claim in some row (rel. slack {EXACT_REL_SLACK:g}); "
+                f"pass otherwise (exact)", f"worst: exact {compare(w['exact'], w['claim'])[0]} (the claim)",
+                "fail" if over else "pass")
+
+
+def _order_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = sorted(r["rows"], key=lambda x: x["n"])
+    ns = [x["n"] for x in rows]
+    lo = [x["lower"] / x["expression"] for x in rows]
+    hi = [x["upper"] / x["expression"] for x in rows]
+    verdict, _ = order_verdict(ns, lo, hi)
+    return Rule(f"the ratio true epsilon / the stated expression along n, bracketed [lower, upper]: fail iff its lower "
+                f"end rises monotonically to more than {GROWTH:g}x its upper end at the smallest n; pass iff its upper "
+                f"end stays within {GROWTH:g}x of that (consistent, not a proof); else inconclusive (exact bounds)",
+                f"ratio [{lo[0]:.3g}, {hi[0]:.3g}] at n = {ns[0]:g} -> [{lo[-1]:.3g}, {hi[-1]:.3g}] at n = {ns[-1]:g}",
+                {"pass": "pass", "fail": "fail"}.get(verdict, "undecided"))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+COMPOSITION_RULES = {"group_privacy": _rows_rule, "basic_composition": _rows_rule, "advanced_composition": _rows_rule,
+                     "advanced_composition_delta": _rows_rule, "rdp_composition": _rows_rule,
+                     "eq16_order": _order_rule, "prop3_element_order": _order_rule, "prop3_user_order": _order_rule}

@@ -16,7 +16,7 @@ from scipy import stats
 from algorithms import element as el
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import element_privacy as ep
-from verifiers.checks.element_lemmas import LEMMA_CHECKS
+from verifiers.checks.element_lemmas import LEMMA_CHECKS, LEMMA_RULES
 
 C_M = (3, 5, 10, 30, 100, 300, 1000)
 C_P = (0.001, 0.01, 0.05, 0.1, 0.2, 0.25)
@@ -162,5 +162,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 002, App. B (Lemma B.1, L438; Lemma B.2, L454-458) and App. C (Lemma C.1, L498-500; Lemma C.2, "
                  "L502-504)",
         params=LemmaParams, sweepable=("m", "n", "eps", "d", "s"), whole=("m", "n", "d"), rules=rules,
-        run_point=run_point, checks=LEMMA_CHECKS, threat_model="central", report=report),
+        run_point=run_point, checks=LEMMA_CHECKS, threat_model="central", report=report, check_rules=LEMMA_RULES),
 )

@@ -19,10 +19,10 @@ Every check is exact (confidence 1) except lemma_b1's Monte Carlo comparison (it
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, exceeds
+from verifiers.checks.base import CheckResult, Rule, cited_result, compare, exceeds
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
 CITES = {"lemma_b1": (f"{SEED}: Lemma B.1 (L438), indicator moments of a multinomial, against a Monte Carlo of the "
@@ -111,3 +111,20 @@ LEMMA_CHECKS.add("lemma_b1", lemma_b1)
 LEMMA_CHECKS.add("lemma_b2", lemma_b2)
 LEMMA_CHECKS.add("lemma_c1", lemma_c1)
 LEMMA_CHECKS.add("lemma_c2", lemma_c2)
+
+
+def _b1_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    return Rule(f"fail iff a moment's Monte Carlo estimate is more than {float(r['bound']):.2f} standard errors from "
+                f"the lemma's formula (two-sided, Bonferroni) or Var(Y_j - Y_l) exceeds q_j + q_l exactly at some pair; "
+                f"pass otherwise", f"largest deviation {float(r['measured']):.2f} se (limit {float(r['bound']):.2f})",
+                "fail" if float(r["measured"]) > float(r["bound"]) else "pass")
+
+
+def _exact_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    m, b = float(r["measured"]), float(r["bound"])
+    return Rule("fail iff the exact value exceeds the lemma's bound in some case; pass otherwise (exact)",
+                f"worst case: exact {compare(m, b)[0]} (the bound)", "fail" if exceeds(m, b) else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+LEMMA_RULES = {"lemma_b1": _b1_rule, "lemma_b2": _exact_rule, "lemma_c1": _exact_rule, "lemma_c2": _exact_rule}

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from algorithms import element_sgd as es
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
-from verifiers.checks.element_sgd import ELEMENT_SGD_CHECKS
+from verifiers.checks.element_sgd import ELEMENT_SGD_CHECKS, ELEMENT_SGD_RULES
 from verifiers.threat_models import Neighbouring
 
 MAX_WORK = 4 * 10**8          # T * batch * m * d per trial (the cost of one run's gradient evaluations)
@@ -169,5 +169,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "Example 3 (L360-364), §4.2's data model (L385-391)",
         params=ElementSgdParams, sweepable=("n", "gamma", "k", "batch", "sigma", "alpha0"), whole=("n", "k", "batch"),
         rules=rules, run_point=run_point, checks=ELEMENT_SGD_CHECKS, threat_model="central", report=report,
+        check_rules=ELEMENT_SGD_RULES,
         relations=(ELEMENT_REPLACED,)),
 )

@@ -29,13 +29,13 @@ of L349 read as written; ``finite_q``), their Monte Carlo relative errors, and t
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite
+from verifiers.checks.base import CheckResult, Rule, cite, side_of
 from verifiers.stats import weighted_slope
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
@@ -287,3 +287,41 @@ ELEMENT_SGD_CHECKS: Registry[ElementSgdCheckFn] = Registry("element-level SGD ch
 ELEMENT_SGD_CHECKS.add("covariance", covariance)
 ELEMENT_SGD_CHECKS.add("centred", centred)
 ELEMENT_SGD_CHECKS.add("el_minimiser", el_minimiser)
+
+
+def _at_largest_n(r: Mapping[str, Any]) -> list:
+    nmax = max(x["n"] for x in r["rows"])
+    return [x for x in r["rows"] if x["n"] == nmax]
+
+
+def _covariance_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = _at_largest_n(r)
+    tol = (r.get("extra") or {}).get("tol", TOL)
+    w = rows[0]
+    return Rule(f"at the largest n: pass iff each of the five ratios of empirical to predicted covariance (traces, top "
+                f"eigenvalues, whitened trace, extreme eigenvalues of P^-1 S) has its {r['confidence']:g} interval "
+                f"(bootstrap, Bonferroni) inside [1 - {tol:g}, 1 + {tol:g}]; fail iff one lies wholly outside",
+                f"n = {w['n']}: trace {w['trace_ratio']:.3f} [{w['trace_ci'][0]:.3f}, {w['trace_ci'][1]:.3f}], "
+                f"eigenvalues of P^-1 S in [{w['gen_min_ratio']:.3f}, {w['gen_max_ratio']:.3f}]", side_of(rows))
+
+
+def _centred_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = _at_largest_n(r)
+    w = max(rows, key=lambda x: x["bias_ci"][1])
+    return Rule(f"at the largest n: pass iff the upper end of the interval of |mean of sqrt(n)(theta_bar - theta*)| / "
+                f"sqrt(tr P) is at most {TOL_BIAS:g}; fail iff its lower end exceeds it",
+                f"n = {w['n']}: bias / spread in [{w['bias_ci'][0]:.3f}, {w['bias_ci'][1]:.3f}] against {TOL_BIAS:g}",
+                side_of(rows))
+
+
+def _minimiser_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = min(r["rows"], key=lambda x: min(x["mahalanobis_p"], x["grad_p"]))
+    return Rule(f"per point: fail iff the minimiser's distance to theta* or the mean element gradient at theta* is "
+                f"rejected (chi-square, each at {(1 - r['confidence']) / 2:g}); pass iff neither and the minimiser's "
+                f"ellipsoid has semi-axes <= {TOL_MIN:g} ||theta*||",
+                f"smallest p {min(w['mahalanobis_p'], w['grad_p']):.3g}; semi-axis {w['ellipsoid_semi_axis']:.3g}",
+                side_of(r["rows"]))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+ELEMENT_SGD_RULES = {"covariance": _covariance_rule, "centred": _centred_rule, "el_minimiser": _minimiser_rule}

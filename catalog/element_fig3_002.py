@@ -37,7 +37,7 @@ from algorithms import element_sgd as es
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.accountants import element_rdp as er
 from verifiers.audit import lower_bound
-from verifiers.checks.element_fig3 import FIG3_CHECKS
+from verifiers.checks.element_fig3 import FIG3_CHECKS, FIG3_RULES
 from verifiers.threat_models import Neighbouring
 
 ELEMENT = Neighbouring("element", "replace_one", True)
@@ -449,6 +449,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "(L319-325), Cor 3.1 (L329), Cor 3.2 (L331), Cor 2.5 (L138-142)",
         params=Fig3Params, sweepable=("k", "eps_lo", "n", "T"), whole=("k", "n", "T"), rules=rules,
         run_point=run_point, checks=FIG3_CHECKS, threat_model="central", report=report, figure=figure,
+        check_rules=FIG3_RULES,
         relations=(ELEMENT, USER),
         data="§4.2's own simulated model (centres and theta* uniform on the sphere, x = c + Uni(S^{d-1}), logistic "
              "labels; n = 1000 users of m = 50 points, d = 10, K = 10), with the choices the seed leaves open filled "

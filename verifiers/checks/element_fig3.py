@@ -31,13 +31,13 @@ Privacy of the runs (exact, confidence 1, or an audit):
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import stats as sps
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cite, cited_result, exceeds
+from verifiers.checks.base import CheckResult, Rule, cite, cited_result, compare, exceeds, side_of
 from verifiers.stats import mean_ci
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
@@ -291,3 +291,44 @@ FIG3_CHECKS.add("faster_convergence_with_k", faster_convergence_with_k)
 FIG3_CHECKS.add("element_below_user", element_below_user)
 FIG3_CHECKS.add("sgd_accounting", sgd_accounting)
 FIG3_CHECKS.add("sgd_audit", sgd_audit)
+
+
+def _interval_rule(what: str) -> Callable[[Mapping[str, Any], Mapping[str, Any]], Rule]:
+    """The five interval kinds above share their rule: every comparison's two-sided interval (Bonferroni) above 0
+    passes, one below 0 fails."""
+    def rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+        w = min(r["rows"], key=lambda x: x["lower"])
+        return Rule(f"{what}: pass iff every comparison's two-sided interval (Bonferroni over {len(r['rows'])}) lies "
+                    f"above 0, fail iff one lies below 0; else inconclusive",
+                    f"lowest interval [{w['lower']:.3g}, {w['upper']:.3g}]" + (f" (eps = {w['eps']:g})"
+                                                                              if w.get("eps") is not None else ""),
+                    "fail" if any(x["upper"] < 0 for x in r["rows"]) else
+                    "pass" if all(x["lower"] > 0 for x in r["rows"]) else "undecided")
+    return rule
+
+
+def _accounting_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact / claim"])
+    return Rule("per k: fail iff the exact epsilon of the run's worst pair (lower end) exceeds the claimed epsilon; pass "
+                "iff its upper end is at most the claim; else inconclusive (exact)",
+                f"exact upper {compare(w['exact upper'], w['claimed eps'])[0]} (claimed) at k = {w['k']}",
+                side_of(r["rows"]))
+
+
+def _audit_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["audit lower bound"] - x["claimed eps"])
+    return Rule("fail iff the canary audit's Clopper-Pearson epsilon lower bound exceeds the claimed epsilon at some k; "
+                "pass otherwise (one-sided: an audit can only refute)",
+                f"lower bound {compare(w['audit lower bound'], w['claimed eps'])[0]} (claimed) at k = {w['k']}",
+                "fail" if any(x["audit lower bound"] > x["claimed eps"] for x in r["rows"]) else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+FIG3_RULES = {"el_error_falls_with_k": _interval_rule("element-level error at k minus at the next k (Welch)"),
+              "nonprivate_falls_with_k": _interval_rule("non-private error at k minus at the next k (Welch)"),
+              "user_flat_in_k": _interval_rule("D_el -+ D_user, the element level's log fall against the user "
+                                               "level's change (delta method)"),
+              "faster_convergence_with_k": _interval_rule("the element level's log excess over non-private, first k "
+                                                          "minus last k"),
+              "element_below_user": _interval_rule("user-level minus element-level error (paired)"),
+              "sgd_accounting": _accounting_rule, "sgd_audit": _audit_rule}

@@ -4,7 +4,8 @@ any spec override applied: the run and the checks then use what was actually res
 One module per paper part holds its resolvers, its calibration formulas and the tuple ``ENTRIES`` of its
 registry entries; ``catalog/base.py`` holds what they share. Adding a paper part is one module and one line
 of ``PAPERS``. Mechanisms (the ``mechanism`` spec kind) likewise: a module's tuple ``MECHANISM_ENTRIES``, named in
-one line of ``MECHANISM_MODULES``, builds ``MECHANISMS``, with the mechanisms of users' plugins (catalog/plugins.py).
+one line of ``MECHANISM_MODULES``, builds ``MECHANISMS``. Users' plugins (catalog/plugins.py) add algorithms, theorems,
+check kinds and mechanisms here (their data kinds join the engine's).
 The catalog sits above ``algorithms/`` (the numerics) and ``verifiers/`` (some calibrations are set by an
 accountant), and neither imports it.
 """
@@ -33,6 +34,9 @@ from catalog import (
     shuffleg_003,
 )
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, MechanismEntry, ResolutionError, Resolved
+from verifiers.checks import CHECKS, CheckKind
+from verifiers.theorems import THEOREMS
+from verifiers.theorems.base import Theorem
 
 __all__ = ["ALGORITHMS", "MAX_ROUNDS", "MECHANISMS", "MECHANISM_MODULES", "PAPERS", "PLUGINS", "AlgorithmEntry",
            "MechanismEntry", "ResolutionError", "Resolved"]
@@ -47,7 +51,15 @@ PAPERS = (
     sdp_004,            # seed 004, section 5: shuffle DP
 )
 
+# users' own algorithms, theorems, check kinds and mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS
+PLUGINS = plugins.load()
+
 ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for paper in PAPERS for e in paper.ENTRIES))
+plugins.add_to(ALGORITHMS, PLUGINS, "ENTRIES", AlgorithmEntry, "algorithm")
+# a plugin's theorems and check kinds join the verifiers' registries here, the one place the catalog (above the
+# verifiers) reads the plugins; the verifiers' own modules never import a plugin
+plugins.add_to(THEOREMS, PLUGINS, "THEOREMS", Theorem, "theorem")
+plugins.add_to(CHECKS, PLUGINS, "CHECK_KINDS", CheckKind, "check kind")
 
 MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
@@ -63,8 +75,7 @@ MECHANISM_MODULES = (
     shuffleg_003,       # seed 003, ch. 4: private shuffled gradient methods with public data (Alg. 3 and instances)
 )
 
-PLUGINS = plugins.load()         # users' own mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS
 plugins.check_names({e.name for module in MECHANISM_MODULES for e in module.MECHANISM_ENTRIES}, PLUGINS)
 
 MECHANISMS: Registry[MechanismEntry] = Registry.of(
-    "mechanism", ((e.name, e) for module in MECHANISM_MODULES + PLUGINS for e in module.MECHANISM_ENTRIES))
+    "mechanism", ((e.name, e) for module in MECHANISM_MODULES + PLUGINS for e in getattr(module, "MECHANISM_ENTRIES", ())))

@@ -115,3 +115,42 @@ def test_no_plugin_by_default():
 
     assert "dpsgd_example" not in catalog.MECHANISMS or os.environ.get("PRIVBENCH_PLUGINS")
     assert np.isfinite(1.0)
+
+
+LEARNING_EXAMPLE = ROOT / "examples" / "noisy_gd_plugin"
+
+
+def _learning_env() -> dict:
+    return _env("privbench_noisygd", str(LEARNING_EXAMPLE / "src"))
+
+
+def test_a_learning_plugin_adds_an_algorithm_theorems_a_data_kind_and_a_check_kind(tmp_path):
+    """examples/noisy_gd_plugin: its algorithm, two theorems, data kind and check kind are named by specs like
+    built-in ones and judged by privbench's checks; each of its three planted bugs is caught by a named check (the
+    run of the four specs exits 0 only when every one's verdicts are the ones its expect records)."""
+    listed = _engine(["list"], _learning_env())
+    assert listed.returncode == 0, listed.stderr
+    for name in ("noisy_gd_example", "noisygd.privacy", "noisygd.utility", "blobs", "learns"):
+        assert name in listed.stdout
+    out = _engine(["run", str(LEARNING_EXAMPLE / "specs"), "--quick", "--quiet", "--no-cache", "--out",
+                   str(tmp_path)], _learning_env())
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "4 specs in" in out.stdout and "every one as its expect records" in out.stdout
+    verdicts = {c["id"]: c["verdict"] for c in json.loads((tmp_path / "noisy_gd_ascent.json").read_text())["checks"]}
+    assert verdicts["learns"] == "fail"
+
+
+@pytest.mark.parametrize("code,needle", [
+    ("ENTRIES = (dataclasses.replace(p.ENTRIES[0], name='central_sgd'),)", "algorithm 'central_sgd' already exists"),
+    ("THEOREMS = (dataclasses.replace(p.THEOREMS[0], name='central.sgd.privacy'),)",
+     "theorem 'central.sgd.privacy' already exists"),
+    ("CHECK_KINDS = (dataclasses.replace(p.CHECK_KINDS[0], name='bound'),)", "check kind 'bound' already exists"),
+    ("def data_kinds():\n    return (dataclasses.replace(p.data_kinds()[0], name='digits'),)",
+     "data kind 'digits' already exists"),
+    ("ENTRIES = ('not an entry',)", "ENTRIES holds str, not a catalog.base.AlgorithmEntry"),
+])
+def test_a_learning_plugin_may_not_take_a_builtin_name(tmp_path, code, needle):
+    (tmp_path / "clash_learning.py").write_text(f"import dataclasses\nimport privbench_noisygd as p\n{code}\n")
+    out = _engine(["list"], _env("clash_learning", os.pathsep.join([str(tmp_path), str(LEARNING_EXAMPLE / "src")])))
+    assert out.returncode == 2 and needle in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr

@@ -14,7 +14,7 @@ from algorithms import datasets
 from algorithms.classification import make_sphere_classification
 from algorithms.data import SphereLinear, make_sphere_linear
 from algorithms.losses import LinearModelLoss
-from algorithms.registry import Registry
+from algorithms.registry import PluginError, Registry
 from algorithms.risk import DataSetRisk
 from engine.specbase import SpecError, Strict
 
@@ -100,7 +100,7 @@ def _sphere_linear(data: SphereLinearData, lspec: Any, loss: LinearModelLoss, rh
         return Problem(loss, consts, prov, population=pop, population_risk=_exact(pop), grad_F=pop.grad_F,
                        note="SCO: every trial draws a fresh data set; population excess risk in closed form")
     X, y = pop.sample(point_rng, (data.N, data.n))
-    return _erm(loss, X, y, rho, consts, prov, population=pop, what="one synthetic data set per sweep point")
+    return erm_problem(loss, X, y, rho, consts, prov, population=pop, what="one synthetic data set per sweep point")
 
 
 def _sphere_logistic(data: SphereLogisticData, lspec: Any, loss: LinearModelLoss, rho: float, base: dict,
@@ -116,7 +116,7 @@ def _sphere_logistic(data: SphereLogisticData, lspec: Any, loss: LinearModelLoss
              "phi2": "upper bound L^2 (no closed form)", "v2": "0 for i.i.d. silos, else the bound (2L)^2"}
     if data.mode == "erm":
         X, y = cpop.sample(point_rng, (data.N, data.n))
-        return _erm(loss, X, y, rho, consts, prov, population=cpop, what="one synthetic data set per sweep point")
+        return erm_problem(loss, X, y, rho, consts, prov, population=cpop, what="one synthetic data set per sweep point")
     per_silo = -(-data.eval_records // data.N)
     Xe, ye = cpop.sample(np.random.default_rng([problem_seed, 2]), (data.N, per_silo))
     risk = DataSetRisk.build(loss, Xe.reshape(-1, data.d), ye.reshape(-1), rho)
@@ -148,14 +148,18 @@ def _packaged(data: PackagedData, lspec: Any, loss: LinearModelLoss, rho: float,
     prov |= {"L": f"{loss.name}: sup-gradient bound, max ||x|| = {silo.radius:g}", "beta": f"{loss.name}: smoothness",
              "phi2": "upper bound L^2", "v2": "upper bound (2L)^2", "risk_max": "upper bound L D",
              "d": silo.source, "n": "records per silo"}
-    return _erm(loss, silo.X, silo.y, rho, consts, prov, population=None, what=f"{silo.source}, fixed")
+    return erm_problem(loss, silo.X, silo.y, rho, consts, prov, population=None, what=f"{silo.source}, fixed")
 
 
 def _exact(pop: SphereLinear) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     return lambda w: (pop.excess_risk(w), np.zeros(w.shape[0]))
 
 
-def _erm(loss, X, y, rho, consts, prov, *, population, what: str) -> Problem:
+def erm_problem(loss, X, y, rho, consts, prov, *, population, what: str) -> Problem:
+    """The Problem of one fixed data set, X (N, n, d) and y (N, n): its excess empirical risk against the non-private
+    optimum on the domain ball of radius ``rho`` (certified by its optimality gap), F_X(0) - F_X* and sup_W F_X - F_X*
+    added to ``consts`` (with their sources); ``population`` draws nothing in mode erm (None for a packaged set).
+    Plugins' data kinds build their problems with it (engine/kinds/learning/data.py's own ERM kinds do)."""
     risk = DataSetRisk.build(loss, X.reshape(-1, X.shape[-1]), y.reshape(-1), rho)
     consts = consts | {"Delta": risk.at_zero(),
                        "risk_max": min(consts["L"] * 2 * rho, loss.sup_on_ball(rho, risk.X, risk.y) - risk.minimum.value)}
@@ -196,3 +200,18 @@ DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in 
     DataKind("digits", "scikit-learn's bundled 8x8 digits (1797 records, d = 64, label: digit >= 5), dealt to N "
                        "silos; ERM", PackagedData, ("logistic", "hinge"), _packaged, packaged=True),
 )))
+
+
+def _with_plugins() -> None:
+    """The data kinds of users' plugins (catalog/plugins.py: a module's ``data_kinds()``), added once the catalog is
+    loaded; a name already used is refused in one line. Called at import, before the learning spec's model (which
+    lists every data kind) is built."""
+    from catalog import PLUGINS, plugins
+
+    for module, kind in plugins.data_kinds(PLUGINS, DataKind):
+        if kind.name in DATA_KINDS:
+            raise PluginError(f"plugin {module.__name__!r}: data kind {kind.name!r} already exists; rename it")
+        DATA_KINDS.add(kind.name, kind)
+
+
+_with_plugins()

@@ -19,6 +19,7 @@ from catalog import (
     element_002,
     element_composition_002,
     element_fig3_002,
+    element_learning_002,
     element_lemmas_002,
     element_sgd_002,
     element_sum_002,
@@ -45,6 +46,7 @@ PAPERS = (
     shuffle_000_gd,     # seed 000: P_GD
     shuffle_000_agd,    # seed 000: P_AGD and its variants
     sdp_004,            # seed 004, section 5: shuffle DP
+    element_learning_002,  # seed 002: element-level private SGD (Alg. 1 + (15)), element relation
 )
 
 ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for paper in PAPERS for e in paper.ENTRIES))

@@ -55,11 +55,10 @@ def epsilon(events: tuple, L: float, delta: float) -> tuple[float, str]:
 
 
 def describe(e: ElementGaussianRelease, L: float, delta: float) -> dict:
-    """The report's columns: what ran, Cor 3.1's epsilon at the same (q, sigma, T, delta) (the paper's pair), the
-    accounted pair's optimistic end, and the labelled upper bound."""
+    """The report's columns: what ran, Cor 3.1's epsilon at the same (q, sigma, T, delta) (the paper's pair) and,
+    under Poisson sampling, the accounted pair's optimistic end (a lower bound on the pair's epsilon)."""
     out = {"sigma": e.sigma, "rho": e.rho, "q": e.q, "sampling": e.sampling, "elements_per_user": e.elements,
-           "epsilon_cor31": er.paper_epsilon(e.q, e.sigma, e.rounds, delta).epsilon,
-           "epsilon_labelled_upper": _labelled(e.q, e.sigma, e.rounds, delta)}
+           "epsilon_cor31": er.paper_epsilon(e.q, e.sigma, e.rounds, delta).epsilon}
     if e.sampling == "poisson":
         out |= {"pair": f"({e.elements}, {e.elements - 2})",
                 "epsilon_pair_optimistic": _pair(e.q, e.sigma, e.rounds, delta, e.elements, False)}

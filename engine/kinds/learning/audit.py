@@ -163,7 +163,7 @@ def _element(spec, prob, params: dict, event: dict, *, seed: int, value_key: int
     a, b = float(k), float(k - 2)
     T, q, rho, sigma = int(params["T"]), float(params["q"]), float(params["rho"]), float(params["sigma"])
     alpha0, beta = float(params["alpha0"]), float(params["beta"])
-    per_trial = T * ELEMENT_AUDIT_USERS * pp.m * pp.d
+    per_trial = T * (ELEMENT_AUDIT_USERS + pp.d)      # random draws of one run: every user's B_u and the noise
     used = int(min(trials, max(1000, budget // per_trial)))
     s_data, s_d, s_dp = np.random.SeedSequence([seed, 5], spawn_key=(value_key,)).spawn(3)
     z_others = es.sample_z(pp, np.random.default_rng(s_data), (ELEMENT_AUDIT_USERS - 1,))

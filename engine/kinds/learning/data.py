@@ -228,7 +228,8 @@ class DataKind:
     'sco' or 'erm'); ``losses``: the loss kinds it allows; ``packaged``: a fixed data set shipped inside a package
     (ERM only); ``exact_gradient``: its builder gives the population gradient exactly (``Problem.grad_F``), so
     the gradient oracle's error is measurable; ``build(data, loss_spec, loss, rho, base, prov, problem_seed,
-    point_rng)`` -> the Problem of a sweep point."""
+    point_rng)`` -> the Problem of a sweep point; ``record_floats(data)``: the floats of one record, for the
+    runner's memory budget."""
 
     name: str
     description: str
@@ -237,6 +238,8 @@ class DataKind:
     build: Builder
     packaged: bool = False
     exact_gradient: bool = False
+    # floats one record holds (the runner's memory estimates): d, or m d for a user of m points
+    record_floats: Callable[[Any], int] = lambda data: int(getattr(data, "d", 0) or 0)
 
 
 DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in (
@@ -250,5 +253,5 @@ DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in 
                        "silos; ERM", PackagedData, ("logistic", "hinge"), _packaged, packaged=True),
     DataKind("element_clusters", "seed 002 §4.2: users holding logistic-model data in k of K clusters (a record is "
                                  "a user); element risk on an independent sample", ElementClustersData, ("logistic",),
-             _element_clusters),
+             _element_clusters, record_floats=lambda data: data.m * data.d),
 )))

@@ -16,7 +16,11 @@ verifiers/accountants/element_rdp.py's, of the pair it derives:
   <= 2 (rho units); revealing the user's B_u (a bit of probability q per round, independent over rounds) is an upper
   bound: the labelled pair, dp-accounting's Gaussian PLD at sensitivity 2 mixed with the identity at weight 1 - q.
 The epsilon uses the most elements any user of the run held (the event's ``elements``), so a run whose users hold
-K >= 2 vectors is accounted for the pair they make, whatever Cor 2.5 (one vector per user) says."""
+K >= 2 vectors is accounted for the pair they make, whatever Cor 2.5 (one vector per user) says. The pair puts the
+element steps anywhere in the rho ball, as clipping allows and as Cor 3.1 is stated (for any loss, sensitivity 2 rho,
+L327): it is the privacy of the release over every loss and data set whose element steps reach rho. For one loss on
+one data domain the attainable steps can be fewer (§4.2's logistic steps on its clusters are not collinear at norm
+rho), and that narrower question is not what this accountant answers."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -67,7 +71,8 @@ def describe(e: ElementGaussianRelease, L: float, delta: float) -> dict:
 
 def view(threat_model: str) -> str:
     return ("the curator's releases theta_{1:T} under element replacement (one user's data in one cluster), for users "
-            "holding as many element vectors as the run's users did")
+            "holding as many element vectors as the run's users did, each clipped step anywhere in the rho ball "
+            "(any loss, as Cor 3.1 is stated)")
 
 
 ACCOUNTANT = Accountant(ElementGaussianRelease, epsilon, describe, view)

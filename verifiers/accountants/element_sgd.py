@@ -48,7 +48,7 @@ def run_epsilon(e: ElementGaussianRelease, delta: float) -> tuple[float, str]:
                 f"pessimistic)")
     if e.sampling == "fixed_size":
         return (_labelled(e.q, e.sigma, e.rounds, delta),
-                f"PLD of the labelled pair (fixed-size sampling: the changed user's inclusion revealed, shift 2 rho; "
+                f"PLD of the labelled pair, an upper bound (fixed-size sampling: the changed user's inclusion revealed, shift 2 rho; "
                 f"{e.rounds} rounds)")
     raise ValueError(f"element-level SGD sampling {e.sampling!r}: poisson or fixed_size")
 
@@ -59,13 +59,16 @@ def epsilon(events: tuple, L: float, delta: float) -> tuple[float, str]:
 
 
 def describe(e: ElementGaussianRelease, L: float, delta: float) -> dict:
-    """The report's columns: what ran, Cor 3.1's epsilon at the same (q, sigma, T, delta) (the paper's pair) and,
-    under Poisson sampling, the accounted pair's optimistic end (a lower bound on the pair's epsilon)."""
+    """The report's columns: what ran, Cor 3.1's epsilon at the same (q, sigma, T, delta) (the paper's pair) and the
+    element pair's optimistic end: under Poisson sampling a lower bound on the accounted pair's epsilon; under
+    fixed-size sampling a lower bound on the run's (the pair with the other users' steps at 0 is realisable there
+    too: the changed user is in a round's batch with probability q n / n, independently over rounds), next to the
+    labelled upper bound the verdict uses (a fail there says the claim is not certified, the lower bound whether it
+    is refuted)."""
     out = {"sigma": e.sigma, "rho": e.rho, "q": e.q, "sampling": e.sampling, "elements_per_user": e.elements,
            "epsilon_cor31": er.paper_epsilon(e.q, e.sigma, e.rounds, delta).epsilon}
-    if e.sampling == "poisson":
-        out |= {"pair": f"({e.elements}, {e.elements - 2})",
-                "epsilon_pair_optimistic": _pair(e.q, e.sigma, e.rounds, delta, e.elements, False)}
+    out |= {"pair": f"({e.elements}, {e.elements - 2})",
+            "epsilon_pair_optimistic": _pair(e.q, e.sigma, e.rounds, delta, e.elements, False)}
     return out
 
 

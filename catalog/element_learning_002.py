@@ -58,8 +58,7 @@ def resolve_element_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     prov["beta"] = "§4.2: alpha_k = alpha0 / sqrt(k) (L393)"
     prov["K"] = "q n users per round (the expected batch under Poisson sampling)"
     prov["R"] = "T updates of (15), each one release"
-    p.update(T=T, R=T, q=q, K=batch, M=1, alpha0=alpha0, beta=BETA, rho=rho, sigma=sigma,
-             poisson=1.0 if variant == "poisson" else 0.0)
+    p.update(T=T, R=T, q=q, K=batch, M=1, alpha0=alpha0, beta=BETA, rho=rho, sigma=sigma)
     if not math.isfinite(sigma) or sigma <= 0:
         raise ResolutionError("algorithm.overrides.sigma", f"sigma = {sigma}: must be finite and > 0")
     return Resolved(p, prov, frozenset(ov), dict(T=T, q=q, sampling=variant, alpha0=alpha0, beta=BETA, rho=rho,

@@ -36,6 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms.events import ElementGaussianRelease
+from algorithms.result import RunOutput as LearningOutput
+
 L0 = 2.0                       # sup ||grad l|| <= sup ||x|| = ||c + u|| <= 2 (unit centre, unit noise)
 CHUNK_BYTES = 64 * 2**20       # memory budget of one chunk of trials' data sets (z: trials x n x m x d float64)
 CONFIG_GROUP = 12              # run_many's configurations per matrix product (wider ones hit slow BLAS paths)
@@ -549,3 +552,107 @@ def sample_users(problem: Problem, rng: np.random.Generator, shape: tuple[int, .
     p = label_prob(x @ problem.theta_star)
     x *= np.where(rng.random(shape + (m,)) < p, 1.0, -1.0)[..., None]
     return x
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The learning kind's element-level private SGD (engine/kinds/learning): the §4.2 users as a population of records
+# (a "record" is one user holding m points), (15) vectorised over trials on the engine's per-trial streams, and the
+# privacy event of what ran
+
+
+@dataclass(frozen=True)
+class Users:
+    """§4.2's users as the learning kind's population: one pool (N = 1) of users, each a record of m points z = y x
+    in k of the K clusters (``sample_users``). The labels are folded into z (the logistic loss depends on (x, y)
+    only through y x), so the label array ``sample`` returns is all ones: the label of z."""
+
+    problem: Problem
+    N: int = 1
+
+    @property
+    def d(self) -> int:
+        return self.problem.d
+
+    def sample(self, rng, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """(z, ones) with z of shape ``shape + (m, d)``; ``rng`` may be the engine's per-trial streams."""
+        return sample_users(self.problem, rng, tuple(shape)), np.ones(tuple(shape))
+
+
+def element_risk(problem: Problem, z_eval: np.ndarray, w: np.ndarray, block: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """(L_el(w) - L_el(theta*), its Monte Carlo standard error) per trial, on the evaluation users ``z_eval``
+    (users, m, d): the element risk (11) (L257) estimated by the users' mean, paired with theta* on the same users
+    (Example 3, L360-364: for the well-specified logistic model theta* minimises L_el whatever the partition)."""
+    W = membership(problem.sizes)
+    users = z_eval.shape[0]
+    at_star = element_losses(problem.theta_star, z_eval, W)                         # (users,)
+    excess, se = np.empty(w.shape[0]), np.empty(w.shape[0])
+    for lo in range(0, w.shape[0], block):
+        wb = w[lo:lo + block]
+        s = np.einsum("umd,td->tum", z_eval, wb)
+        diff = (np.logaddexp(0.0, -s) @ W).sum(axis=-1) - at_star                   # (block, users)
+        excess[lo:lo + block] = diff.mean(axis=1)
+        se[lo:lo + block] = diff.std(axis=1, ddof=1) / np.sqrt(users)
+    return excess, se
+
+
+SAMPLINGS = ("poisson", "fixed_size")
+
+
+def run_learning(records, loss, *, T: int, q: float, sampling: str, alpha0: float, beta: float, rho: float,
+                 sigma: float, radius: float, rng, M_range=None, grad_F=None):
+    """(15) for the learning kind: T updates theta <- theta - alpha_i (sum_u B_u sgd-el(theta, x^(u)) + rho sigma
+    N(0, I)) / (q n) from theta_1 = 0 (alpha_i = alpha0 i^-beta), on each trial's own n users (``records``: the
+    ``Users`` population, materialised), vectorised over the trials; ``rng``: the engine's per-trial streams.
+    Sampling (L319): 'poisson', B_u i.i.d. Bernoulli(q) (one uniform per user and round); 'fixed_size', round(q n)
+    users uniformly without replacement (a random permutation's head). Alg. 1 per user as ``batch_sum`` (the descent
+    reading, per-element clipping at rho, projection onto the ball of radius ``radius``). The released model is the
+    average of theta_1 .. theta_{T+1} (Thm 1's theta_bar, L293). Reports the ElementGaussianRelease that ran: the
+    noise multiplier actually applied, the sampling and its rate, the most elements a user held, the most rounds a
+    user was sampled in. ``loss`` must be the logistic loss (the only one §4.2 runs; it is computed from z here)."""
+    if getattr(loss, "name", "logistic") != "logistic":
+        raise ValueError(f"element-level SGD runs §4.2's logistic loss, not {loss.name}")
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling {sampling!r}: one of {', '.join(SAMPLINGS)}")
+    prob: Problem = records.population.problem
+    z = records.X[:, 0]                                                              # (trials, n, m, d)
+    tc, n = z.shape[0], z.shape[1]
+    d = prob.d
+    batch = max(1, int(round(q * n)))
+    if not 0.0 < q <= 1.0 or (sampling == "fixed_size" and batch > n):
+        raise ValueError(f"q = {q}: the sampling rate must be in (0, 1] with q n <= n")
+    W = membership(prob.sizes)
+    zmax = float(np.sqrt((z * z).sum(axis=-1)).max(initial=0.0))
+    scale = noise_scale(rho, sigma)
+    theta = np.zeros((tc, d))
+    total = theta.copy()
+    rows = np.arange(tc)[:, None]
+    uses = np.zeros((tc, n), dtype=np.int64)
+    noise_sq = np.zeros(tc)
+    for i in range(1, T + 1):
+        alpha = alpha0 * i ** -beta
+        if sampling == "poisson":
+            B = rng.random((tc, n)) < q
+            N = B.sum(axis=1)
+            bmax = int(N.max())
+            idx = np.argsort(~B, axis=1, kind="stable")[:, :bmax]                   # the sampled users first
+            mask = np.arange(bmax)[None, :] < N[:, None]
+            uses += B
+        else:
+            bmax = batch
+            idx = np.argsort(rng.random((tc, n)), axis=1)[:, :batch]
+            mask = None
+            np.add.at(uses, (rows, idx), 1)
+        if bmax > 0:
+            zt = np.ascontiguousarray(z[rows, idx].swapaxes(-1, -2))                # (tc, bmax, d, m)
+            contrib = batch_sum(theta, zt, W, alpha=alpha, rho=rho, radius=radius, mask=mask, zmax=zmax)
+        else:
+            contrib = np.zeros((tc, d))
+        noise = scale * rng.standard_normal((tc, d))
+        noise_sq += (noise * noise).sum(axis=1)
+        theta = theta - alpha * (contrib + noise) / (q * n)
+        total += theta
+    event = ElementGaussianRelease(sigma=scale / rho, rho=rho, q=q, sampling=sampling, batch_size=batch,
+                                   pool_size=n, elements=prob.k, rounds=T, max_record_uses=int(uses.max()))
+    return LearningOutput(w=total / (T + 1), events=(event,), noise_sq=noise_sq / rho**2,
+                          noise_coords=np.full(tc, T * d), grad_err=None, rounds=T, silo_rounds=np.full(tc, T),
+                          record_uses=uses.max(axis=1))

@@ -88,7 +88,30 @@ class ShuffledGaussianRelease:
     sampling: str = "one_record_per_silo"
 
 
-Leaf = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease | ShuffledGaussianRelease
+@dataclass(frozen=True)
+class ElementGaussianRelease:
+    """Seed 002's element-level private SGD (Alg. 1 + (15), L303-325) as it ran: every round the curator released
+    sum_u B_u sgd-el(theta, x^(u)) + N(0, (rho sigma)^2 I_d), each user's term a sum of its elements' steps, each
+    step clipped to l2 norm ``rho`` (so a user holding ``elements`` non-empty clusters adds at most ``elements``
+    vectors of norm <= rho: Cor 2.5's mechanism (4), L132-134). ``sigma``: the noise multiplier actually applied
+    (the noise's standard deviation / rho); ``q``: the sampling rate; ``sampling``: 'poisson' (B_u i.i.d.
+    Bernoulli(q)) or 'fixed_size' (``batch_size`` = q n users uniformly without replacement), both allowed at L319;
+    ``elements``: the most non-empty clusters any user of the run held; ``rounds``: releases; ``max_record_uses``:
+    the most rounds one user was sampled in."""
+
+    kind: ClassVar[str] = "element_gaussian"
+    sigma: float
+    rho: float
+    q: float
+    sampling: str
+    batch_size: int
+    pool_size: int
+    elements: int
+    rounds: int
+    max_record_uses: int
+
+
+Leaf = GaussianRelease | ShuffledLDPRelease | ShuffleSumRelease | ShuffledGaussianRelease | ElementGaussianRelease
 
 
 @dataclass(frozen=True)
@@ -111,7 +134,7 @@ class SelfComposedEvent:
 
 Event = Leaf | ComposedEvent | SelfComposedEvent
 EVENT_KINDS: Registry[type] = Registry.of("privacy event kind", ((c.kind, c) for c in (
-    GaussianRelease, ShuffledLDPRelease, ShuffleSumRelease, ShuffledGaussianRelease)))
+    GaussianRelease, ShuffledLDPRelease, ShuffleSumRelease, ShuffledGaussianRelease, ElementGaussianRelease)))
 NODE_KINDS: Registry[type] = Registry.of("event node kind", ((c.kind, c) for c in (ComposedEvent, SelfComposedEvent)))
 
 

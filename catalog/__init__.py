@@ -20,6 +20,7 @@ from catalog import (
     element_002,
     element_composition_002,
     element_fig3_002,
+    element_learning_002,
     element_lemmas_002,
     element_sgd_002,
     element_sum_002,
@@ -49,6 +50,7 @@ PAPERS = (
     shuffle_000_gd,     # seed 000: P_GD
     shuffle_000_agd,    # seed 000: P_AGD and its variants
     sdp_004,            # seed 004, section 5: shuffle DP
+    element_learning_002,  # seed 002: element-level private SGD (Alg. 1 + (15)), element relation
 )
 
 # users' own algorithms, theorems, check kinds and mechanisms (catalog/plugins.py): entry points, PRIVBENCH_PLUGINS

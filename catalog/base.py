@@ -51,6 +51,9 @@ class AlgorithmEntry:
     single_pool: bool = False         # runs on one pool of n clients (data.N = 1)
     auditable: bool = False           # engine/kinds/learning/audit.py simulates its mechanism's worst-case neighbours
                                       # (its event kind has an entry in that module's AUDITS); off unless said
+    relations: tuple[Neighbouring, ...] = ()   # the neighbouring relations its accountant and audit handle, the
+                                      # first the default; none: only its threat model's default (a spec stating
+                                      # another relation is refused at validation)
 
 
 def int_clamped(name: str, value: float, lo: int, hi: int, prov: dict, note: str) -> int:

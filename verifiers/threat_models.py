@@ -50,13 +50,17 @@ class Neighbouring:
 
 
 RECORD_REPLACED = Neighbouring("record", "replace_one")
+# one user's data inside one cluster replaced (seed 002's d_element, (3)); the learning kind's element-level SGD
+# clips each element's mean gradient, so whether the user keeps its count does not arise
+ELEMENT_REPLACED = Neighbouring("element", "replace_one")
 
 
 @dataclass(frozen=True)
 class ThreatModel:
     """``private``: the model makes a privacy claim (an epsilon and a delta); ``epsilon_of``: the view the claim is
     about; ``neighbouring``: the relation its shipped accountants are written for (the default of a spec);
-    ``relations``: every relation a spec of this model may state (today: the default only)."""
+    ``relations``: every relation a spec of this model may state (the default first); an algorithm that is
+    accounted for another relation than the default declares it (``AlgorithmEntry.relations``)."""
 
     name: str
     description: str
@@ -74,7 +78,7 @@ THREAT_MODELS: Registry[ThreatModel] = Registry.of("threat model", ((t.name, t) 
                 "the server's shuffled view", RECORD_REPLACED, (RECORD_REPLACED,)),
     ThreatModel("central", "central model: a trusted curator sees the records and releases an (eps, delta)-DP output "
                            "(here: the noisy gradients of every round)", True, "the curator's releases",
-                RECORD_REPLACED, (RECORD_REPLACED,)),
+                RECORD_REPLACED, (RECORD_REPLACED, ELEMENT_REPLACED)),
     ThreatModel("local", "local model: every user randomizes its own message before it leaves the device; each message "
                          "the server receives is (eps, delta)-DP in that user's record", True,
                 "every user's messages", RECORD_REPLACED, (RECORD_REPLACED,)),

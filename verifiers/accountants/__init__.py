@@ -10,13 +10,15 @@ event's class; a new event kind's accountant is one module and one line below).
   is exactly Thm 3's privacy statement (Eq. 5); Thm 2's lower bound is reported next to it.
 - Seed 004's shuffled Gaussian reports: the per-round chain of published bounds of ``shuffled_gaussian.py``, its
   rounds composed by dp-accounting's PLD (the calibration that sets sigma composes them by KOV instead).
+- Seed 002's element-level SGD: the PLD of the worst element pair of users holding K element vectors, or the
+  labelled pair for fixed-size sampling (``element_sgd.py``, on ``element_rdp.py``).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from algorithms.events import leaves
-from verifiers.accountants import gaussian, pvec, shuffled_gaussian, subsampled_shuffle
+from verifiers.accountants import element_sgd, gaussian, pvec, shuffled_gaussian, subsampled_shuffle
 from verifiers.accountants.base import Accountant
 
 ACCOUNTANTS: dict[type, Accountant] = {a.event: a for a in (
@@ -24,6 +26,7 @@ ACCOUNTANTS: dict[type, Accountant] = {a.event: a for a in (
     pvec.ACCOUNTANT,
     subsampled_shuffle.ACCOUNTANT,
     shuffled_gaussian.ACCOUNTANT,
+    element_sgd.ACCOUNTANT,
 )}
 
 

@@ -76,6 +76,9 @@ def noise_calibration(check: CheckSpec, thm: Theorem, points: list[Point], ctx: 
 
 
 def _fits(facts: Facts) -> None:
+    if facts.privacy_measures == "epsilon" and facts.threat_model in MODELS:
+        raise Misfit("kind", f"{facts.algorithm}'s privacy theorem states epsilon, not a sigma calibration to compare "
+                             f"the resolved sigma with; its privacy is checked by privacy_accounting and privacy_audit")
     # Gaussian noise calibrated by a sigma formula applies in any threat model (seed 004 Thm 5.1)
     if facts.privacy_measures != "sigma" and facts.threat_model not in MODELS:
         raise Misfit("kind", f"noise_calibration checks a mechanism of the {' or '.join(MODELS)} threat model (the "

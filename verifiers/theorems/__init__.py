@@ -6,6 +6,7 @@ from algorithms.registry import Registry
 from verifiers.theorems import (
     baselines,
     cldp_001,
+    element_002,
     isrl_004,
     quoted_rates,
     sdp_004,
@@ -15,5 +16,6 @@ from verifiers.theorems import (
 )
 from verifiers.theorems.base import Theorem
 
-MODULES = (isrl_004, cldp_001, shuffle_000, baselines, quoted_rates, shuffle_000_agd, sdp_004, shuffle_000_gd)
+MODULES = (isrl_004, cldp_001, shuffle_000, baselines, quoted_rates, shuffle_000_agd, sdp_004, shuffle_000_gd,
+           element_002)
 THEOREMS: Registry[Theorem] = Registry.of("theorem", ((t.name, t) for m in MODULES for t in m.THEOREMS))

@@ -14,8 +14,10 @@ beta_s = sp.Symbol("beta_s", positive=True)      # the Moreau smoothing paramete
 T, k, C, eps_ldp = sp.symbols("T k C eps_ldp", positive=True)
 # seed 000 (P_SGD): the gradient oracle's second moment L_G^2 (Def. B.1)
 LG2 = sp.Symbol("LG2", positive=True)
+# seed 002 (element-level SGD, iteration (15)): the users' sampling rate q
+q = sp.Symbol("q", positive=True)
 SYMBOLS = {s.name: s for s in (L, beta, mu, D, d, n, N, M, K, R, eps0, delta0, sigma, phi2, v2, eta, beta_s,
-                               T, k, C, eps_ldp, LG2)}
+                               T, k, C, eps_ldp, LG2, q)}
 
 Params = Mapping[str, float]
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from algorithms import audit as mech_audit
+from algorithms import element_sgd as es
 from algorithms import events as ev_
 from algorithms import ldp
 from verifiers import audit as stat_audit
@@ -144,4 +145,49 @@ def _local_randomizer(spec, prob, params: dict, event: dict, *, seed: int, value
                        f"delta; the accounting check bounds the composition above by Thm 1 and below by Thm 2)")}
 
 
-AUDITS = {"gaussian": _gaussian, "shuffled_ldp": _local_randomizer, "composed": _composed, "self_composed": _composed}
+ELEMENT_AUDIT_USERS = 3   # OUR CHOICE: the canary and two users of the model (as the Fig. 3 audit)
+
+
+def _element(spec, prob, params: dict, event: dict, *, seed: int, value_key: int, trials: int, confidence: float,
+             budget: float) -> dict:
+    """Seed 002's element-level SGD (iteration (15)), audited on a small data set: ELEMENT_AUDIT_USERS - 1 users of
+    the spec's model and a canary user holding as many elements as the data's users (``data.k``, read from the spec,
+    not from the event, so a release that under-reports its users' elements is caught), each of its k clipped element
+    steps injected at rho e_1 (the extreme Alg. 1's clipping allows); its element neighbour flips one of them: per-user
+    outputs a = k and b = k - 2 in units of rho (verifiers/accountants/element_sgd.py's pair). The run is (15) itself
+    (algorithms/element_sgd.py ``audit_run``: Poisson sampling of every user at the run's q, its noise, steps and T);
+    the auditor knows every user's data, the iterates and the other users' sampling, not the canary's B_u nor the
+    noise, and scores the log-likelihood ratio of the pair (``audit_scores``)."""
+    pp: es.Problem = prob.population.problem
+    k = int(spec.data.k)
+    a, b = float(k), float(k - 2)
+    T, q, rho, sigma = int(params["T"]), float(params["q"]), float(params["rho"]), float(params["sigma"])
+    alpha0, beta = float(params["alpha0"]), float(params["beta"])
+    per_trial = T * (ELEMENT_AUDIT_USERS + pp.d)      # random draws of one run: every user's B_u and the noise
+    used = int(min(trials, max(1000, budget // per_trial)))
+    s_data, s_d, s_dp = np.random.SeedSequence([seed, 5], spawn_key=(value_key,)).spawn(3)
+    z_others = es.sample_z(pp, np.random.default_rng(s_data), (ELEMENT_AUDIT_USERS - 1,))
+    top = float(np.sqrt((z_others * z_others).sum(axis=-1)).max())
+    if top > rho:                  # the audit's run is the unclipped case: the others' data scaled into the rho ball
+        z_others = z_others * (rho / top)
+    e1 = np.zeros(pp.d)
+    e1[0] = 1.0
+    scores = []
+    for c, s in ((a, s_d), (b, s_dp)):
+        run = es.audit_run(z_others, pp.sizes, canary_step=c * rho * e1, canary_elements=k, updates=T, q=q,
+                           alpha0=alpha0, sigma=sigma, rho=rho, trials=used, rng=np.random.default_rng(s), beta=beta)
+        scores.append(es.audit_scores(run, z_others, pp.sizes, q=q, alpha0=alpha0, rho=rho, sigma=sigma, a=a, b=b,
+                                      beta=beta))
+    bound = stat_audit.lower_bound(scores[0], scores[1], delta=float(params["delta0"]), confidence=confidence)
+    sampled = ("" if event.get("sampling") == "poisson" else
+               "; the run sampled a fixed-size batch, the audit samples every user Bernoulli(q): given the other "
+               "users' sampling (revealed) the canary's inclusion is Bernoulli(q) per round in both schemes")
+    attack = (f"element canary: (15) on {ELEMENT_AUDIT_USERS} users ({ELEMENT_AUDIT_USERS - 1} of the model and a "
+              f"canary holding k = {k} elements, its element steps at rho e_1; neighbour: one flipped, per-user "
+              f"outputs {a:g} rho e_1 vs {b:g} rho e_1), T = {T} rounds at q = {q:.3g}, the auditor subtracting the "
+              f"other users' recomputed steps and scoring the pair's log-likelihood ratio{sampled}; {used} runs per "
+              f"side (of {trials} asked); half of them choose the test's threshold, the other half are counted")
+    return _summary(bound, confidence) | {"shift": a - b, "pair": [a, b], "rounds": T, "q": q, "attack": attack}
+
+
+AUDITS = {"element_gaussian": _element, "gaussian": _gaussian, "shuffled_ldp": _local_randomizer, "composed": _composed, "self_composed": _composed}

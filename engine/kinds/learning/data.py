@@ -8,14 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from algorithms import datasets
+from algorithms import element_sgd as es
 from algorithms.classification import make_sphere_classification
 from algorithms.data import SphereLinear, make_sphere_linear
 from algorithms.losses import LinearModelLoss
 from algorithms.registry import PluginError, Registry
 from algorithms.risk import DataSetRisk
+from engine.specbase import Problem as SpecProblem
 from engine.specbase import SpecError, Strict
 
 
@@ -65,6 +67,34 @@ class PackagedData(Strict):
     split: Literal["random", "label_skew"] = Field("random", description="how records are dealt to silos")
     participation: Participation | None = Field(None, description="M_r uniform on [low, high]; default: all N")
     mode: Literal["erm"] = Field("erm", description="a fixed data set: ERM only")
+
+
+class ElementClustersData(Strict):
+    kind: Literal["element_clusters"] = Field(
+        description="seed 002 §4.2's simulated logistic regression (L385-391): K cluster centres and theta* uniform "
+                    "on the sphere, each user holding m points x = c + Uni(S^{d-1}) in k of the K clusters, labels "
+                    "from the logistic model; a record is one user (algorithms/element_sgd.py)")
+    N: int = Field(1, ge=1, le=1, description="one pool of users")
+    n: int = Field(ge=10, le=100_000, description="users (§4.2: n = 1000, L389)")
+    d: int = Field(10, ge=1, le=50, description="dimension (Fig. 3: d = 10)")
+    K: int = Field(10, ge=1, le=100, description="clusters, the elements (§4.2: K = 10, L385)")
+    m: int = Field(ge=1, le=500, description="points per user (§4.2: m = 50, L389)")
+    k: int = Field(ge=1, le=100, description="clusters each user holds (§4.2: 2, 5, 8, L391), drawn uniformly without "
+                                            "replacement, the m points split as evenly as possible (OUR CHOICE: the "
+                                            "seed does not say)")
+    eval_users: int = Field(20_000, ge=1000, le=1_000_000, description="users of the independent sample the excess "
+                                                                        "element risk is estimated on")
+    participation: None = Field(None, description="every user is in the pool (none)")
+    mode: Literal["sco"] = Field("sco", description="every trial draws its own n users (Thm 1's triangular array)")
+
+    @model_validator(mode="after")
+    def _clusters(self) -> ElementClustersData:
+        if self.k > self.K:
+            raise SpecProblem("data.k", f"k = {self.k} clusters per user > K = {self.K} clusters")
+        if self.k > self.m:
+            raise SpecProblem("data.k", f"k = {self.k} clusters per user > m = {self.m} points: a cluster would be "
+                                        f"empty")
+        return self
 
 
 @dataclass
@@ -151,6 +181,29 @@ def _packaged(data: PackagedData, lspec: Any, loss: LinearModelLoss, rho: float,
     return erm_problem(loss, silo.X, silo.y, rho, consts, prov, population=None, what=f"{silo.source}, fixed")
 
 
+def _element_clusters(data: ElementClustersData, lspec: Any, loss: LinearModelLoss, rho: float, base: dict,
+                      prov: dict, problem_seed: int, point_rng: np.random.Generator) -> Problem:
+    """§4.2's users: centres and theta* from the problem seed (the same at every sweep point), each trial's n users
+    drawn by the engine, the excess element risk on ``eval_users`` independent users."""
+    if lspec.mu != 0:
+        raise SpecError("spec", "loss.mu", f"{lspec.mu}: §4.2's element loss has no ridge term; set mu = 0")
+    prob = es.make_problem(data.d, data.K, data.m, data.k, problem_seed)
+    if rho <= float(np.linalg.norm(prob.theta_star)):
+        raise SpecError("spec", "loss.diameter", f"{lspec.diameter}: theta* (norm 1) must lie inside Theta, the ball of "
+                                                 f"diameter D (A1, L287)")
+    z_eval = es.sample_users(prob, np.random.default_rng([problem_seed, 2]), (data.eval_users,))
+    consts = base | {"n": data.n, "d": data.d, "L": es.L0, "clusters": data.K, "held": data.k, "points": data.m}
+    prov |= {"n": "spec (data.n): users", "d": "spec (data.d)", "clusters": "spec (data.K): the elements",
+             "held": "spec (data.k): non-empty clusters per user", "points": "spec (data.m): points per user",
+             "L": "L0 = sup ||grad l|| <= sup ||x|| = ||c + u|| <= 2 (algorithms/element_sgd.py)"}
+    return Problem(loss, consts, prov, population=es.Users(prob),
+                   population_risk=lambda w: es.element_risk(prob, z_eval, w),
+                   note=(f"SCO: every trial draws its own {data.n} users of §4.2's model (K = {data.K} clusters, users "
+                         f"in k = {data.k} of them, m = {data.m} points each, d = {data.d}); excess element risk "
+                         f"L_el(w) - L_el(theta*) (Example 3: theta* minimises L_el) on {data.eval_users} independent "
+                         f"users, paired, its Monte Carlo standard error entering the bound checks"))
+
+
 def _exact(pop: SphereLinear) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
     return lambda w: (pop.excess_risk(w), np.zeros(w.shape[0]))
 
@@ -179,7 +232,8 @@ class DataKind:
     'sco' or 'erm'); ``losses``: the loss kinds it allows; ``packaged``: a fixed data set shipped inside a package
     (ERM only); ``exact_gradient``: its builder gives the population gradient exactly (``Problem.grad_F``), so
     the gradient oracle's error is measurable; ``build(data, loss_spec, loss, rho, base, prov, problem_seed,
-    point_rng)`` -> the Problem of a sweep point."""
+    point_rng)`` -> the Problem of a sweep point; ``record_floats(data)``: the floats of one record, for the
+    runner's memory budget."""
 
     name: str
     description: str
@@ -188,6 +242,8 @@ class DataKind:
     build: Builder
     packaged: bool = False
     exact_gradient: bool = False
+    # floats one record holds (the runner's memory estimates): d, or m d for a user of m points
+    record_floats: Callable[[Any], int] = lambda data: int(getattr(data, "d", 0) or 0)
 
 
 DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in (
@@ -199,6 +255,9 @@ DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in 
              PackagedData, ("logistic", "hinge"), _packaged, packaged=True),
     DataKind("digits", "scikit-learn's bundled 8x8 digits (1797 records, d = 64, label: digit >= 5), dealt to N "
                        "silos; ERM", PackagedData, ("logistic", "hinge"), _packaged, packaged=True),
+    DataKind("element_clusters", "seed 002 §4.2: users holding logistic-model data in k of K clusters (a record is "
+                                 "a user); element risk on an independent sample", ElementClustersData, ("logistic",),
+             _element_clusters, record_floats=lambda data: data.m * data.d),
 )))
 
 

@@ -21,6 +21,7 @@ from algorithms.streams import streams_for
 from catalog import ALGORITHMS, ResolutionError, Resolved
 from engine import executors
 from engine.kinds.learning import audit, problem
+from engine.kinds.learning.data import DATA_KINDS
 from engine.kinds.learning.provenance import spec_provenance
 from engine.kinds.learning.spec import PACKAGED, SWEEPABLE, Spec, validated, with_value
 from engine.specbase import RESULTS_SCHEMA, SpecError
@@ -243,9 +244,9 @@ def chunk_size(spec: Spec, trials: int, needs: set[str]) -> int:
     one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
     if spec.data.kind in PACKAGED or spec.data.mode == "erm":
         return trials
-    n, d = spec.data.n, spec.data.d
+    n, floats = spec.data.n, DATA_KINDS.get(spec.data.kind).record_floats(spec.data)
     streamed = one_pass and STREAM_ONE_PASS and "empirical_excess_risk" not in needs
-    per_trial = spec.data.N * n * (9 if streamed else d * 8)
+    per_trial = spec.data.N * n * (9 if streamed else floats * 8)
     return max(1, min(trials, MEMORY_BUDGET // max(per_trial, 1)))
 
 
@@ -275,7 +276,8 @@ def memory_estimate(spec: Spec, trials: int, workers: int | None = None) -> tupl
     entry = ALGORITHMS.get(spec.algorithm.kind)
     one_pass = entry.one_pass(spec.algorithm.variant or entry.variants[0])
     materialised = not (one_pass and STREAM_ONE_PASS) or data.mode == "erm"
-    per_trial = data.N * n * (d * 8 if materialised else 9)
+    floats = DATA_KINDS.get(data.kind).record_floats(data)
+    per_trial = data.N * n * (floats * 8 if materialised else 9)
     unit = per_trial if data.mode == "erm" else max(per_trial, min(trials, MEMORY_BUDGET // max(per_trial, 1))
                                                                     * per_trial)
     evaluation = getattr(data, "eval_records", 0) * d * 8 * EVAL_FLOATS

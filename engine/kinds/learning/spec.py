@@ -10,7 +10,13 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from algorithms import datasets
 from algorithms.registry import UnknownName, choice_message
 from catalog import ALGORITHMS
-from engine.kinds.learning.data import DATA_KINDS, PackagedData, SphereLinearData, SphereLogisticData
+from engine.kinds.learning.data import (
+    DATA_KINDS,
+    ElementClustersData,
+    PackagedData,
+    SphereLinearData,
+    SphereLogisticData,
+)
 from engine.specbase import (
     NeighbouringSpec,
     Problem,
@@ -80,7 +86,7 @@ class ThreatModel(Strict):
 
 PACKAGED = tuple(name for name, k in DATA_KINDS.items() if k.packaged)
 if TYPE_CHECKING:       # the type checker sees the models registered when this was written; pydantic, the registry's
-    DataModel = SphereLinearData | SphereLogisticData | PackagedData
+    DataModel = SphereLinearData | SphereLogisticData | PackagedData | ElementClustersData
 else:
     DataModel = Union[tuple(dict.fromkeys(k.model for _, k in DATA_KINDS.items()))]
 Data = Annotated[DataModel, Field(discriminator="kind")]
@@ -168,6 +174,16 @@ def consistency(spec: Spec) -> None:
         raise Problem("threat_model.kind", f"{spec.threat_model.kind!r}: {spec.algorithm.kind} is analysed under "
                                            f"{entry.threat_model!r}; algorithms for {spec.threat_model.kind!r}: "
                                            f"{', '.join(runs)}")
+    relation = spec.threat_model.relation
+    default = THREAT_MODELS.get(spec.threat_model.kind).neighbouring
+    handled = entry.relations or ((default,) if default is not None else ())
+    if relation is not None and relation not in handled:
+        stated = "" if spec.threat_model.neighbouring is not None else f" (the {spec.threat_model.kind} default)"
+        others = [a for a in ALGORITHMS.names() if relation in ALGORITHMS.get(a).relations]
+        raise Problem("threat_model.neighbouring", f"{relation.label}{stated}: {spec.algorithm.kind}'s accountant and "
+                                                   f"audit handle {'; '.join(r.label for r in handled)}"
+                                                   + (f"; algorithms for {relation.label}: {', '.join(others)}"
+                                                      if others else ""))
     privacy = THEOREMS.get(entry.privacy_theorem)
     if THREAT_MODELS.get(spec.threat_model.kind).private:
         if privacy.stated_epsilon is None and spec.threat_model.epsilon is None:

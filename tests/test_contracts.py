@@ -225,6 +225,9 @@ FAILING_TESTS = {
     "darrm_amplification": "tests/test_darrm.py::test_a_larger_subsample_in_gamma_dsub_is_caught_by_darrm_amplification",
     "darrm_utility": "tests/test_darrm.py::test_a_shrunk_gamma_dsub_is_caught_by_darrm_utility",
     "darrm_optimal": "tests/test_darrm.py::test_an_lp_with_half_its_rows_or_a_flipped_objective_is_caught_by_darrm_optimal",
+    # verifiers/checks/darrm_sampled.py (DARRM_SAMPLED_CHECKS: seed 003's DaRRM sampled: audit, simulated error)
+    "darrm_audit": "tests/test_darrm_sampled.py::test_a_larger_subsample_in_gamma_sub_is_caught_by_the_exact_check_and_by_darrm_audit",
+    "darrm_utility_sim": "tests/test_darrm_sampled.py::test_a_biased_fair_coin_in_the_sampler_is_caught_by_darrm_utility_sim",
     # verifiers/checks/element.py (seed 002's heavy hitters and clipped histogram)
     "element_privacy": "tests/test_element.py::test_planted_halved_sensitivity_caught_by_element_privacy",
     "element_audit": "tests/test_element.py::test_planted_noise_on_the_wrong_scale_caught_by_the_audit",

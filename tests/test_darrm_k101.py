@@ -3,9 +3,9 @@ slow for a shipped spec (the spec suite runs every spec in quick mode; the corne
 LP ~6-10 s on the project's machine): a slow test. At every m: the LP's gamma_opt (182,104 corner rows) is exactly
 m eps-DP, its error under the LP's prior is at most gamma_Sub's, RR's and gamma_DSub's, and 0 once m >= (K+1)/2 = 51,
 as is gamma_DSub's (Fig. B.6: both reach error 0 there). gamma_DSub's i.i.d. privacy (Thm 3.5.1) is judged here in
-log space on the edges of F (Lemma B.2.1): at K = 101 the output probabilities near (0, 0) fall below 1e-308, where
-darrm_privacy.iid_epsilon's linear-space ratio of denormals gives 3.11 or inf for m = 30 (the log-space value there is
-2.99999999998)."""
+log space on the edges of F (Lemma B.2.1), independently of darrm_privacy.iid_epsilon: at K = 101 the output
+probabilities near (0, 0) fall below 1e-308, where a linear-space ratio of denormals gave 3.11 or inf for m = 30 (the
+log-space value there is 2.99999999998); the fast test below pins iid_epsilon, now in log space, to this scan."""
 from __future__ import annotations
 
 import math
@@ -60,3 +60,12 @@ def test_fig_b6_setting_2_gamma_opt_is_private_and_beats_the_baselines():
             assert err <= dp.prior_error(base, c) + SLACK
         if 2 * m >= K + 1:
             assert err <= SLACK and dp.prior_error(dsub, c) <= SLACK
+
+
+def test_iid_epsilon_keeps_its_precision_where_the_output_probabilities_underflow():
+    """K = 101, m = 30: near (0, 0) the i.i.d. output probabilities fall to 1e-320; darrm_privacy.iid_epsilon works in
+    log space and agrees with the independent edge scan above (both at the Thm 3.5.1 bound m eps = 3, from below)."""
+    dsub = darrm.gamma_dsub(K, 30)
+    ours = dp.iid_epsilon(K, EPS, 0.0, dsub, 0.0, 2000)[0]
+    ref = iid_edge_epsilon_log(dsub, EPS, 400)
+    assert math.isfinite(ours) and ours == pytest.approx(ref, rel=1e-9) and ours <= 3 * (1 + SLACK)

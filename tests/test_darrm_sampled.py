@@ -70,7 +70,7 @@ def test_clean_run_passes_and_cites_its_claims():
     res = mechanism_run.run(_spec("darrm_sampled", [1, 3], 400_000))
     assert verdicts(res) == {"audit": "pass", "utility_sim": "pass"}
     by_id = {c["id"]: c for c in res["checks"]}
-    assert by_id["audit"]["claims"] == ["003 Lemma 3.6.1 / B.3.1", "003 Lemma 3.4.4 / B.1.5"]
+    assert by_id["audit"]["claims"] == ["003 Lemma 3.4.4 / B.1.5"]
     assert by_id["utility_sim"]["claims"] == ["003 Eq. B.56"]
     for row in by_id["audit"]["rows"]:
         assert row["audit_lower"] <= row["exact"]

@@ -32,7 +32,7 @@ CITE_AUDIT = (f"{SEED}: DaRRM (Alg. 1, L865-880) sampled at the worst pair of Le
               f"L2364-2368) and gamma_opt (the LP, L931-939, private by Lemma 3.4.4, L897-903)")
 CITE_UTILITY = f"{SEED}: Def 3.3.4 (L826-830) and Eq. B.56 (L3352-3358): the error of DaRRM_gamma, simulated and exact"
 CLAIMS_AUDIT = {"sub": ("003 Lemma 3.4.1 / B.1.2",), "const": ("003 Lemma B.1.1",),
-                "opt": ("003 Lemma 3.6.1 / B.3.1", "003 Lemma 3.4.4 / B.1.5")}
+                "opt": ("003 Lemma 3.4.4 / B.1.5",)}      # the LP's rows are Lemma 3.4.4's condition
 CLAIMS_UTILITY = ("003 Eq. B.56",)
 
 

@@ -225,6 +225,14 @@ FAILING_TESTS = {
     "darrm_amplification": "tests/test_darrm.py::test_a_larger_subsample_in_gamma_dsub_is_caught_by_darrm_amplification",
     "darrm_utility": "tests/test_darrm.py::test_a_shrunk_gamma_dsub_is_caught_by_darrm_utility",
     "darrm_optimal": "tests/test_darrm.py::test_an_lp_with_half_its_rows_or_a_flipped_objective_is_caught_by_darrm_optimal",
+    # verifiers/checks/darrm_sampled.py (DARRM_SAMPLED_CHECKS: seed 003's DaRRM sampled: audit, simulated error)
+    "darrm_audit": "tests/test_darrm_sampled.py::test_a_larger_subsample_in_gamma_sub_is_caught_by_the_exact_check_and_by_darrm_audit",
+    "darrm_utility_sim": "tests/test_darrm_sampled.py::test_a_biased_fair_coin_in_the_sampler_is_caught_by_darrm_utility_sim",
+    # verifiers/checks/darrm_composition.py (seed 003's Table B.1, query totals, Thm 3.3.3 against the optimum)
+    "darrm_printed_numbers": "tests/test_darrm_composition.py::test_a_dropped_term_of_the_minimum_is_caught_by_darrm_printed_numbers",
+    "darrm_general_composition": "tests/test_darrm_composition.py::test_sqrt_k_for_sqrt_2k_is_caught_by_darrm_general_composition",
+    # verifiers/checks/darrm_priors.py (seed 003's Fig. B.7: gamma optimised under the priors T_U and T_P)
+    "darrm_prior_choice": "tests/test_darrm_priors.py::test_t_p_integrated_over_t_us_interval_is_caught_by_darrm_prior_choice",
     # verifiers/checks/element.py (seed 002's heavy hitters and clipped histogram)
     "element_privacy": "tests/test_element.py::test_planted_halved_sensitivity_caught_by_element_privacy",
     "element_audit": "tests/test_element.py::test_planted_noise_on_the_wrong_scale_caught_by_the_audit",

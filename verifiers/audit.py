@@ -63,12 +63,20 @@ def lower_bound(scores_d: np.ndarray, scores_dp: np.ndarray, *, delta: float, co
         e = _eps(clopper_pearson_upper(int(fp), h, side), clopper_pearson_upper(int(fn), h, side), delta)
         if e > best:
             best, best_t = e, float(t)
-    fp = int((ev_p > best_t).sum())
-    fn = int((ev_d <= best_t).sum())
-    fpr_u, fnr_u = clopper_pearson_upper(fp, h, side), clopper_pearson_upper(fn, h, side)
-    return AuditBound(epsilon_lower=_eps(fpr_u, fnr_u, delta), threshold=best_t, fpr_upper=fpr_u,
-                      fnr_upper=fnr_u, false_positives=fp, false_negatives=fn, trials_per_side=h,
-                      confidence=confidence)
+    return counts_lower_bound(int((ev_p > best_t).sum()), int((ev_d <= best_t).sum()), h, threshold=best_t,
+                              delta=delta, confidence=confidence)
+
+
+def counts_lower_bound(false_positives: int, false_negatives: int, trials_per_side: int, *, threshold: float,
+                       delta: float, confidence: float) -> AuditBound:
+    """The bound of a test fixed before its evaluation runs (``threshold`` records it): its false positives among
+    ``trials_per_side`` runs on D' and false negatives among as many on D, each rate replaced by its one-sided
+    Clopper-Pearson upper limit (Bonferroni over the two)."""
+    h, side = trials_per_side, (1 + confidence) / 2
+    fpr_u, fnr_u = clopper_pearson_upper(false_positives, h, side), clopper_pearson_upper(false_negatives, h, side)
+    return AuditBound(epsilon_lower=_eps(fpr_u, fnr_u, delta), threshold=threshold, fpr_upper=fpr_u,
+                      fnr_upper=fnr_u, false_positives=false_positives, false_negatives=false_negatives,
+                      trials_per_side=h, confidence=confidence)
 
 
 def largest_lower_bound(trials_per_side: int, *, delta: float, confidence: float) -> float:

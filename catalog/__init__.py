@@ -14,6 +14,7 @@ from algorithms.registry import Registry
 from catalog import (
     baselines,
     cldp_001,
+    cldp_fig3_001,
     darrm_003,
     dme_003,
     element_002,
@@ -52,6 +53,7 @@ ALGORITHMS: Registry[AlgorithmEntry] = Registry.of("algorithm", ((e.name, e) for
 MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
+    cldp_fig3_001,      # seed 001, Figure 3: CLDP-SGD stopped where Thm 1 / the [24] baseline end a budget
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
     dme_003,            # seed 003, ch. 2: Rand-k, Rand-k-Spatial, Rand-Proj-Spatial (correlated mean estimation)
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level

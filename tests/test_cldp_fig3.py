@@ -175,6 +175,20 @@ def test_kov_drift_doubled_is_caught_by_baseline_epsilon(monkeypatch):
     assert ck.baseline_epsilon(_check("baseline_epsilon"), "cldp_fig3", [point()]).verdict == "fail"
 
 
+def test_thm1_rdp_too_small_is_caught_by_budget_within_run(monkeypatch):
+    """A Thm 1 accountant whose RDP is 100 times too small lets the budget last beyond the run's 1200 rounds."""
+    rdp = ss.rdp_upper
+    monkeypatch.setattr(ss, "rdp_upper", lambda lam, *, k, n, eps0: rdp(lam, k=k, n=n, eps0=eps0) / 100)
+    p = _params(eps=2.91)
+    pt = {"eps": 2.91, "params": p, "conventions": list(sb.CONVENTIONS),
+          "rounds": cat.allowances(p) | {}, "readings": {"epochs": cat.run_length(p)}}
+    r = ck.budget_within_run(_check("budget_within_run"), "cldp_fig3", [pt])
+    assert pt["rounds"]["thm1"] > 1200 and r.verdict == "fail" and r.claims == ("001 Fig. 3 (ε values)",)
+    monkeypatch.setattr(ss, "rdp_upper", rdp)
+    pt["rounds"] = cat.allowances(p)
+    assert ck.budget_within_run(_check("budget_within_run"), "cldp_fig3", [pt]).verdict == "pass"
+
+
 # --------------------------------------------------------------------------------------------------------------
 # the spec
 

@@ -290,6 +290,7 @@ FAILING_TESTS = {
     "accuracy_order": "tests/test_cldp_fig3.py::test_thm1_without_subsampling_is_caught_by_accuracy_order",
     "accuracy_rises": "tests/test_cldp_fig3.py::test_flipped_training_labels_are_caught_by_accuracy_rises",
     "baseline_epsilon": "tests/test_cldp_fig3.py::test_kov_drift_doubled_is_caught_by_baseline_epsilon",
+    "budget_within_run": "tests/test_cldp_fig3.py::test_thm1_rdp_too_small_is_caught_by_budget_within_run",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

@@ -20,6 +20,8 @@ accuracies of CLDP-SGD runs on the stand-in data stopped at those rounds), verdi
   acc(most rounds any accountant allows) - acc(fewest), a two-sided Student interval, Bonferroni over the points; pass
   above 0, fail below, inconclusive else. Where the order of the allowances is what the verdict of
   ``accuracy_order`` turns on, this says whether the stand-in can tell the allowances apart at all.
+- ``budget_within_run`` (the inventory's "within the run"): exact; pass when Thm 1 allows at least one round and the
+  run (200 epochs, read as epochs n/k rounds) reaches the budget, i.e. 1 <= rounds <= the run's length; fail else.
 Pure: numbers in, a CheckResult out."""
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ CITE_ORDER = (f"{SEED}: Section 4 / Figure 3 (L197-205, L47, L270): at the same 
 CITE_BASE = (f"{SEED}: L205, L270: [24] (with strong composition [34], after [42]) needs eps = 4.82 where Thm 1 needs "
              "2.91; the baseline after the rounds Thm 1 allows at 2.91 (the same run, L203)")
 UNCITED = "the paper states no Figure 3 number at this budget"
+CITE_WITHIN = (f"{SEED}: L205, L47, L270: the total budgets 1.4 and 2.91 are Thm 1's epsilon (L203) of models of the "
+               "200-epoch run (L197), so each lies within the run")
 CITE_RISES = (f"{SEED}: the premise of Figure 3's comparison (L203-205): on the data of the run, the accuracy of the "
               "run stopped later is higher, so the accounting that allows more rounds reports the higher accuracy")
 RISES_UNCITED = ("a premise of Figure 3's comparison checked on the stand-in (accuracy rises with the rounds), not a "
@@ -163,5 +167,25 @@ def accuracy_rises(check: Any, mechanism: str, points: list[dict]) -> CheckResul
                         measured=min(r["lower"] for r in rows), bound=0.0, uncited=RISES_UNCITED)
 
 
+def budget_within_run(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    rows = []
+    for pt in points:
+        T1, end = pt["rounds"]["thm1"], pt["readings"]["epochs"]
+        rows.append({"eps": pt["eps"], "rounds Thm 1": T1, "run length": end,
+                     **{f"rounds {c}": pt["rounds"][f"fmt_kov:{c}"] for c in pt["conventions"]},
+                     "within": 1 <= T1 <= end})
+    verdict = "pass" if all(r["within"] for r in rows) else "fail"
+    summary = ("the budget's point lies within the run (Thm 1's epsilon after one round at most eps, and eps reached "
+               "by the run's end): " + "; ".join(
+                   f"eps = {r['eps']:g}: Thm 1 allows {r['rounds Thm 1']} of the run's {r['run length']} rounds "
+                   + ("(within)" if r["within"] else "(NOT within)") for r in rows)
+               + "; the run's length is our reading of 200 epochs (an epoch = n/k rounds; the seed prints no T)")
+    claims = ("001 Fig. 3 (ε values)",) if claims_of(points) else ()
+    return cited_result(check, CITE_WITHIN, claims, verdict, summary, confidence=1.0, rows=rows,
+                        measured=float(max(r["rounds Thm 1"] for r in rows)), bound=float(rows[0]["run length"]),
+                        uncited="" if claims else UNCITED)
+
+
 FIG3_CLDP_CHECKS: Registry = Registry.of("seed 001 Figure 3 check kind", (
-    ("accuracy_order", accuracy_order), ("accuracy_rises", accuracy_rises), ("baseline_epsilon", baseline_epsilon)))
+    ("accuracy_order", accuracy_order), ("accuracy_rises", accuracy_rises), ("baseline_epsilon", baseline_epsilon),
+    ("budget_within_run", budget_within_run)))

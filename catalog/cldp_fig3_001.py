@@ -18,7 +18,8 @@ One sweep point per budget eps, in two parts:
 The stand-in carries the learning side only: the rounds are the paper's (same epochs at the same k/n), the accuracy
 levels are not MNIST's (another data set, a linear model in place of the paper's network of Table 1, which the seed
 lacks), so the absolute 80% / 70.7% / 90% are shown beside ours, not judged. The digits run itself is far from
-(eps, delta)-DP at those rounds: n = 1500 amplifies much less than n = 60000 (its Thm 1 epsilon is in the report).
+(eps, delta)-DP at those rounds: n_train = 1500 amplifies much less than n = 60000 (its Thm 1 epsilon is in the
+report).
 Also: the baseline's epsilon after the rounds Thm 1 allows (the paper's 4.82 at 2.91), and after the 200 epochs
 (T = 1200, shuffle_mnist_privacy's reading of the run's length), under both conventions.
 """
@@ -168,7 +169,8 @@ def report(r: dict) -> tuple[list[str], list[str]]:
                "kept after each accountant's rounds (one run, several stopping rounds, as in Figure 3)",
                "- Not judged: the paper's accuracy levels (MNIST and the network of Table 1, which the seed lacks; a linear "
                "model on 8x8 digits has other levels), and the stand-in run's own privacy: the digits run at these rounds "
-               "is not (eps, delta)-DP (n = 1500 amplifies far less than 60000; its Thm 1 epsilon is in the table)",
+               f"is not (eps, delta)-DP (n = {si['n_train']} amplifies far less than {prm['paper_n']}; its Thm 1 epsilon "
+               "is in the table)",
                "- Seconds per point: " + ", ".join(f"{p['seconds']:.1f} (accountants {p['seconds_accountants']:.1f})"
                                                    for p in pts)]
     body = ["| eps | accounting | rounds allowed | epochs | stand-in accuracy (mean +- sd) | paper's accuracy | "

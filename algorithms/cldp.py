@@ -26,8 +26,11 @@ from algorithms.result import RunOutput
 
 
 def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: float, radius: float,
-        randomizer: str, rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
-    """Run CLDP-SGD for every trial of ``records`` (one pool: N = 1, n clients)."""
+        randomizer: str, rng: np.random.Generator, M_range=None, grad_F=None,
+        snapshots: tuple[int, ...] = ()) -> RunOutput:
+    """Run CLDP-SGD for every trial of ``records`` (one pool: N = 1, n clients). ``snapshots``: rounds (in 1..T)
+    after which each trial's iterate is kept, returned as ``extra['snapshots']`` (trials, len(snapshots), d) in the
+    order given: the model an accountant that stops the same run earlier would have released."""
     if records.N != 1:
         raise ValueError(f"CLDP-SGD runs on one pool of n clients (N = 1), not N = {records.N} silos")
     R_p = RANDOMIZERS.get(randomizer)
@@ -37,6 +40,9 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     uses = np.zeros((trials, n), dtype=np.int64)
     var_sum, bias_sum, bias_sq, clipped = np.zeros(trials), np.zeros(trials), np.zeros(trials), np.zeros(trials)
     s = R_p.scale(d, eps_ldp, C)                                               # the decoded messages' length
+    if any(not 1 <= r <= T for r in snapshots):
+        raise ValueError(f"snapshot rounds must lie in 1..T = {T}: {list(snapshots)}")
+    kept = np.zeros((trials, len(snapshots), d))
     for t in range(1, T + 1):
         idx = sampling.k_subsets(rng, (trials, 1), n, k)                     # (T, 1, k)
         _count(uses, idx[:, 0, :])
@@ -56,12 +62,17 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         bias_sum += proj.sum(axis=-1)
         bias_sq += (proj * proj).sum(axis=-1)
         w = mechanisms.project_ball(w - D / (G * math.sqrt(t)) * gbar, radius)
+        for j, r in enumerate(snapshots):
+            if r == t:
+                kept[:, j] = w
     messages = T * k
     event = ShuffledLDPRelease(eps_ldp=eps_ldp, batch_size=k, pool_size=n, randomizer=randomizer, clip=C,
                                dimension=d, rounds=T, max_record_uses=int(uses.max()))
     per_trial = uses.max(axis=1)
     extra = {"ldp_variance": var_sum / messages, "ldp_bias": bias_sum / messages, "ldp_bias_sq": bias_sq / messages,
              "clipped_fraction": clipped / messages}
+    if snapshots:
+        extra["snapshots"] = kept
     return RunOutput(w=w, events=(event,), noise_sq=var_sum, noise_coords=np.full(trials, messages * d),
                      grad_err=None, rounds=T, silo_rounds=np.full(trials, T), record_uses=per_trial, extra=extra)
 

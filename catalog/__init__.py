@@ -15,6 +15,7 @@ from algorithms.registry import Registry
 from catalog import (
     baselines,
     cldp_001,
+    cldp_fig3_001,
     darrm_003,
     darrm_composition_003,
     darrm_priors_003,
@@ -69,6 +70,7 @@ plugins.add_to(CHECKS, PLUGINS, "CHECK_KINDS", CheckKind, "check kind")
 MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
+    cldp_fig3_001,      # seed 001, Figure 3: CLDP-SGD stopped where Thm 1 / the [24] baseline end a budget
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
     darrm_sampled_003,  # seed 003, ch. 3: DaRRM sampled: audit at the exact worst corner pair, simulated error
     darrm_composition_003,  # seed 003, ch. 3: Table B.1 and the query totals by Thm 3.3.3, against the optimum

@@ -294,6 +294,11 @@ FAILING_TESTS = {
     "element_below_user": "tests/test_element_fig3.py::test_user_level_noise_on_the_element_level_is_caught_by_element_below_user",
     "sgd_accounting": "tests/test_element_fig3.py::test_cor31_accountant_where_users_hold_k_clusters_is_caught_by_sgd_accounting",
     "sgd_audit": "tests/test_element_fig3.py::test_noise_too_small_inside_the_sgd_is_caught_by_sgd_audit",
+    # verifiers/checks/cldp_fig3.py (seed 001's Figure 3: CLDP-SGD stopped where Thm 1 / the [24] baseline end a budget)
+    "accuracy_order": "tests/test_cldp_fig3.py::test_thm1_without_subsampling_is_caught_by_accuracy_order",
+    "accuracy_rises": "tests/test_cldp_fig3.py::test_flipped_training_labels_are_caught_by_accuracy_rises",
+    "baseline_epsilon": "tests/test_cldp_fig3.py::test_kov_drift_doubled_is_caught_by_baseline_epsilon",
+    "budget_within_run": "tests/test_cldp_fig3.py::test_thm1_rdp_too_small_is_caught_by_budget_within_run",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
 }

@@ -33,6 +33,7 @@ log(2/delta) as FMT's paper states them (Apple's code uses log(4/delta) in both)
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -108,17 +109,27 @@ def rdp_shuffle_epsilon(*, k: int, n: int, eps0: float, T: int, delta: float, co
 
 
 # --- [24] + [42] + [34] ------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=16)
+def _clone_weights(m: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
+    """FMT's C ~ Bin(m-1, e^-eps0): the values c of positive probability and their probabilities (read-only)."""
+    c = np.arange(0, m, dtype=np.float64)
+    w = binom.pmf(c, m - 1, math.exp(-eps0))
+    keep = w > 0
+    c, w = c[keep], w[keep]
+    c.flags.writeable = w.flags.writeable = False
+    return c, w
+
+
+@functools.lru_cache(maxsize=4096)
 def fmt_delta(m: int, eps0: float, eps: float) -> float:
-    """The hockey-stick divergence HS_{e^eps}(P || Q) of FMT's dominating pair for m reports, exactly."""
+    """The hockey-stick divergence HS_{e^eps}(P || Q) of FMT's dominating pair for m reports, exactly (a pure
+    function of its three numbers, cached: the bisections of nearby deltas share their first midpoints)."""
     a = 1 / (1 + math.exp(-eps0))                 # P(B = 1) = e^eps0/(e^eps0 + 1)
     E = math.exp(eps)
     den = a - E * (1 - a)
     if den <= 0:                                  # e^eps >= e^eps0: no event has P > e^eps Q
         return 0.0
-    c = np.arange(0, m, dtype=np.float64)
-    w = binom.pmf(c, m - 1, math.exp(-eps0))
-    keep = w > 0
-    c, w = c[keep], w[keep]
+    c, w = _clone_weights(m, eps0)
     # P_c(x) = a B(x-1) + (1-a) B(x), Q_c(x) = (1-a) B(x-1) + a B(x), B = Bin(c, 1/2): the ratio rises with
     # r = B(x-1)/B(x) = x/(c-x+1); P > e^eps Q iff r > r*, i.e. x >= t
     rstar = (E * a - (1 - a)) / den
@@ -191,3 +202,38 @@ def baseline(name: str, *, k: int, n: int, eps0: float, T: int, delta: float, co
     if name == "fmt_kov":
         return BaselineValue(fmt_kov_epsilon(k=k, n=n, eps0=eps0, T=T, delta=delta, convention=convention), None)
     raise ValueError(f"unknown baseline {name!r}; allowed: {', '.join(BASELINES)}")
+
+
+# --- rounds within a budget (seed 001's Figure 3: one training run, stopped where each accountant's epsilon ends) ---
+CURVES = ("thm1", "fmt_kov", "rdp_shuffle")
+MAX_ALLOWANCE = 10**6
+
+
+def curve_epsilon(curve: str, *, k: int, n: int, eps0: float, T: int, delta: float, convention: str = "as_stated") -> float:
+    """epsilon after T rounds: Thm 1 + Lemma 1 ('thm1', the paper's "ours") or a baseline of ``BASELINES``."""
+    if curve == "thm1":
+        return subsampled_shuffle.epsilon("upper", k=k, n=n, eps0=eps0, T=T, delta=delta).epsilon
+    return baseline(curve, k=k, n=n, eps0=eps0, T=T, delta=delta, convention=convention).epsilon
+
+
+def rounds_within(curve: str, eps: float, *, k: int, n: int, eps0: float, delta: float,
+                  convention: str = "as_stated") -> int:
+    """The most rounds T whose epsilon (``curve_epsilon``) is at most ``eps`` (0 when one round exceeds it): every
+    curve here is non-decreasing in T (RDP composes additively; KOV's bound grows with T and the per-round delta
+    shrinks with it), so the rounds within a budget form an interval 1..T*, found by doubling then bisection."""
+    if not eps > 0:
+        raise ValueError(f"need eps > 0 (eps = {eps})")
+    if curve not in CURVES:
+        raise ValueError(f"unknown curve {curve!r}; allowed: {', '.join(CURVES)}")
+    f = lambda T: curve_epsilon(curve, k=k, n=n, eps0=eps0, T=T, delta=delta, convention=convention)  # noqa: E731
+    if f(1) > eps:
+        return 0
+    lo, hi = 1, 2
+    while f(hi) <= eps:
+        lo, hi = hi, 2 * hi
+        if hi > MAX_ALLOWANCE:
+            raise ValueError(f"{curve} stays within eps = {eps:g} beyond {MAX_ALLOWANCE} rounds")
+    while hi - lo > 1:                              # f(lo) <= eps < f(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if f(mid) <= eps else (lo, mid)
+    return lo

@@ -17,7 +17,7 @@ from pydantic import Field
 from algorithms import darrm
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_privacy as dp
-from verifiers.checks.darrm import DARRM_CHECKS
+from verifiers.checks.darrm import DARRM_CHECKS, DARRM_RULES
 
 MAX_MULTISETS = 400_000       # corner multisets of one point (K = 17 with Delta > 0; ~5 s)
 UTILITY_GRID = 201            # i.i.d. p in [0, 1] at which the errors are computed
@@ -142,5 +142,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "Lemma 3.4.4 (L897-903), Thm 3.5.1 (L909-915), Lemma 3.6.1 (L961-967), Lemma B.1.1 (L2364-2368), "
                  "Lemma B.2.11 (L3305, L3341), the LP (3.2)-(3.3) (L931-939)",
         params=DarrmParams, sweepable=("K", "m", "eps", "Delta"), whole=("K", "m"), rules=rules, run_point=run_point,
-        checks=DARRM_CHECKS, threat_model="central", report=report),
+        checks=DARRM_CHECKS, threat_model="central", report=report, check_rules=DARRM_RULES),
 )

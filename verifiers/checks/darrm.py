@@ -22,10 +22,10 @@ gamma values and the exact errors over i.i.d. p.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import EXACT_ABS_SLACK, CheckResult, decided, exact_result, exceeds
+from verifiers.checks.base import EXACT_ABS_SLACK, CheckResult, Rule, compare, decided, exact_result, exceeds
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
 CITE_PRIVACY = (f"{SEED}: DaRRM (Alg. 1, L865-880) with gamma_Sub (Lemma 3.4.1, L849-857; m-fold composition, L843-845, "
@@ -199,3 +199,48 @@ DARRM_CHECKS.add("darrm_privacy", darrm_privacy)
 DARRM_CHECKS.add("darrm_amplification", darrm_amplification)
 DARRM_CHECKS.add("darrm_utility", darrm_utility)
 DARRM_CHECKS.add("darrm_optimal", darrm_optimal)
+
+
+def _privacy_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact_over_claim"])
+    bad = any(exceeds(x["exact"], x["claim"]) or exceeds(x["interior_max"], x["exact"]) for x in r["rows"])
+    return Rule("fail iff a gamma's exact epsilon (every corner multiset) exceeds its claimed m eps, or a random interior "
+                "configuration beats the corner maximum; pass otherwise (exact)",
+                f"closest: {w['gamma']} exact {compare(w['exact'], w['claim'])[0]} (claimed) at {w['point']}",
+                "fail" if bad else "pass")
+
+
+def _amplification_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["iid_over_claim"])
+    return Rule("fail iff gamma_DSub's largest i.i.d. privacy loss exceeds m eps at a pure-DP point (Thm 3.5.1); pass "
+                "otherwise (exact)", f"i.i.d. epsilon {compare(w['iid'], w['claim'])[0]} (m eps) at m = {w['m']}",
+                "fail" if any(exceeds(x["iid"], x["claim"]) for x in r["rows"]) else "pass")
+
+
+def _utility_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    gap_g = min(x["min_gamma_dsub_minus_sub"] for x in r["rows"])
+    gap_e = min(x["min_error_sub_minus_dsub"] for x in r["rows"])
+    bad = gap_g < -EXACT_ABS_SLACK or gap_e < -EXACT_ABS_SLACK
+    return Rule("fail iff gamma_DSub falls below gamma_Sub at some l or its error exceeds gamma_Sub's at some i.i.d. p "
+                "of the grid; pass otherwise (exact)", f"smallest gamma_DSub - gamma_Sub {gap_g:.3g}; smallest "
+                f"error(Sub) - error(DSub) {gap_e:.3g}", "fail" if bad else "pass")
+
+
+def _optimal_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    margins = []
+    bad = False
+    for x in rows:
+        others = {k[len("prior_error_"):]: v for k, v in x.items() if k.startswith("prior_error_") and k != "prior_error_opt"}
+        best = min(others.values())
+        margins.append((best - x["prior_error_opt"], x["point"]))
+        bad |= exceeds(x["exact"], x["claim"]) or x["prior_error_opt"] > best + LP_SLACK
+    gap, at = min(margins)
+    return Rule("fail iff gamma_opt's exact epsilon exceeds m eps, its prior error exceeds a private baseline's, it beats "
+                "gamma_Sub at m = 1, or (pure DP, m >= (K+1)/2) its error is not 0; pass otherwise (exact)",
+                f"smallest lead over the best baseline {gap:.3g} (at {at})", "fail" if bad else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DARRM_RULES = {"darrm_privacy": _privacy_rule, "darrm_amplification": _amplification_rule,
+               "darrm_utility": _utility_rule, "darrm_optimal": _optimal_rule}

@@ -53,7 +53,8 @@ def run(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip
         grad_F=None) -> RunOutput:
     """P_AGD (``phases`` = 1) or Thm 4.8's restarts of it, every round's clipped gradients summed by P_VEC.
     ``claim``: the (eps, delta) P_VEC's parameters were calibrated for (each call's = the run's: a user joins one call),
-    which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's."""
+    which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's; a P_VEC
+    calibrated by an accountant instead (``pvec.calibrated_by``) declares that accountant and no per-call target."""
     return _agd(records, loss, T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=radius, rng=rng, grad_F=grad_F,
                 release=lambda g: shuffle_sum.pvec(g, pvec, rng), pvec=pvec, claim=claim)
 
@@ -93,7 +94,8 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=rounds, max_record_uses=int(uses.max()),
-                              call_epsilon=claim[0], call_delta=claim[1])
+                              call_epsilon=None if pvec.calibrated_by else claim[0],
+                              call_delta=None if pvec.calibrated_by else claim[1], calibrated_by=pvec.calibrated_by)
     return RunOutput(w=ag, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
                      grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
                      silo_rounds=np.full(trials, rounds), record_uses=uses,

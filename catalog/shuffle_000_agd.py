@@ -6,6 +6,7 @@ import math
 from typing import Mapping
 
 from algorithms import shuffle_agd, shuffle_sum
+from catalog import pvec_calibration
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved, int_clamped
 
 # --- seed 000's P_AGD (Algorithm 4), its smoothed use (Thm 4.7) and the strongly convex restarts (Thm 4.8) -------
@@ -23,7 +24,7 @@ def resolve_shuffle_agd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     if not math.isfinite(c["beta"]):
         raise ResolutionError("loss.kind", "shuffle_agd is Thm 4.3's P_AGD for smooth losses; a non-smooth loss runs "
                                            "on its Moreau envelope in shuffle_agd_smoothed (Thm 4.7)")
-    return _shuffle_agd(c, ov, phases=1, who="Thm 4.3 (L199)")
+    return _shuffle_agd(c, ov, phases=1, who="Thm 4.3 (L199)", variant=variant)
 
 
 def resolve_shuffle_agd_smoothed(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
@@ -32,7 +33,7 @@ def resolve_shuffle_agd_smoothed(c: Mapping[str, float], variant: str, ov: Mappi
     if math.isfinite(c["beta"]):
         raise ResolutionError("loss.kind", "shuffle_agd_smoothed is Thm 4.7's P_AGD on the Moreau envelope of a "
                                            "non-smooth loss (hinge); a smooth loss runs in shuffle_agd (Thm 4.3)")
-    return _shuffle_agd(c, ov, phases=1, who="Thm 4.7 (L625-629)")
+    return _shuffle_agd(c, ov, phases=1, who="Thm 4.7 (L625-629)", variant=variant)
 
 
 def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
@@ -49,7 +50,8 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
         prov["phases"] = ("OUR CHOICE: k = ceil(log2(log2 n)) phases (Thm 4.8 says k = O(log log n), L244, and gives no "
                           "constant)")
     res = _shuffle_agd(c, ov, phases=k, who="Thm 4.8 (L244) phase with " + ("Thm 4.3's" if math.isfinite(c["beta"])
-                                                                         else "Thm 4.7's") + " rule at n_j = floor(n/k)")
+                                                                         else "Thm 4.7's") + " rule at n_j = floor(n/k)",
+                       variant=variant)
     res.provenance.update(prov)
     res.provenance["phase_rule"] = (
         "OUR CHOICE (the paper leaves the phase parameters unspecified, L633-660): every phase uses n_j = floor(n/k) "
@@ -62,7 +64,8 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
     return res
 
 
-def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int, who: str) -> Resolved:
+def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int, who: str,
+                 variant: str = "standard") -> Resolved:
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n, d, L, D, mu = int(c["n"]), int(c["d"]), c["L"], c["D"], c["mu"]
@@ -105,9 +108,7 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     if T * phases > MAX_ROUNDS:
         raise ResolutionError("algorithm.overrides.b", f"{T * phases} rounds (> {MAX_ROUNDS})")
     prov["T_phase"] = "T = floor(n_phase/b) (Algorithm 4 line 1, L209; each user speaks once)"
-    pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L_clip)
-    prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps, delta, Delta_2 = L_clip) on the b users: Thm 3.2's "
-                                               "proof (L477, L490)")
+    pv, prov["g"], prov["b_binom"], prov["p"], prov["eps_hat"] = pvec_calibration.pvec_for(variant, b, d, eps, delta, L_clip)
     mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     prov["pvec_mse"] = "P_VEC's explicit MSE bound d (2 Delta_2/g)^2 (b/4 + b b_binom p) (Lemma A.2's proof, L404-412)"
     sigma2 = L_clip ** 2 / b + mse / b ** 2
@@ -124,11 +125,12 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     prov["paper_parameters"] = "1 when b, beta_s and L_t are the theorem's (not overridden, b not clamped)"
     p.update(b=b, T_phase=T, phases=phases, R=T * phases, K=b, n_phase=n_phase, L_clip=L_clip, g=pv.one_d.g,
              b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, pvec_mse=mse, sigma=math.sqrt(sigma2),
-             sigma2=sigma2, Lt_numerator=K, pseudo_code_fixes=4.0, paper_parameters=paper)
+             sigma2=sigma2, Lt_numerator=K, pseudo_code_fixes=4.0, paper_parameters=paper,
+             pvec_accountant_calibrated=float(variant == "accountant"))
+    prov["pvec_accountant_calibrated"] = "1 when P_VEC's noise is the accountant's calibration (variant accountant)"
     prov["R"], prov["K"] = "total rounds: phases x T", "= b (users per round)"
     prov["n_phase"] = "floor(n/phases): the users of one run of P_AGD (all n for a single run)"
     prov["sigma2"] = "sigma^2 (see sigma)"
-    prov["eps_hat"] = "eps/(18 sqrt(ln((d+1)/delta))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
     prov["phases"] = "1 (a single run of P_AGD)"
     run_kwargs = dict(T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=D / 2, pvec=pv, claim=(eps, delta))
     return Resolved(p, prov, frozenset(ov), run_kwargs)
@@ -140,20 +142,20 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
         name="shuffle_agd", description="P_AGD: sequentially interactive shuffle-private AC-SA (Lan 2012), gradients "
                                         "summed by P_VEC",
         citation=f"{_AGD_CITE}, Thm 4.3 (L199-201)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator"), variants=("standard",), resolve=resolve_shuffle_agd, run=shuffle_agd.run,
+        overrides=("b", "Lt_numerator"), variants=("standard", "accountant"), resolve=resolve_shuffle_agd, run=shuffle_agd.run,
         one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False),
     AlgorithmEntry(
         name="shuffle_agd_smoothed", description="P_AGD on the per-sample Moreau envelope of a non-smooth loss, P_VEC with "
                                                  "Delta_2 = 2L",
         citation=f"{_AGD_CITE}, Thm 4.7 (L238-240, L625-629)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator", "beta_s"), variants=("standard",), resolve=resolve_shuffle_agd_smoothed,
+        overrides=("b", "Lt_numerator", "beta_s"), variants=("standard", "accountant"), resolve=resolve_shuffle_agd_smoothed,
         run=shuffle_agd.run, one_pass=lambda variant: True, smoothing="Moreau envelope with Thm 4.7's beta (Lemma 4.6)",
         threat_model="shuffle", single_pool=True, auditable=False),
     AlgorithmEntry(
         name="shuffle_agd_sc", description="Thm 4.8's restarts: k phases of (smoothed) P_AGD on disjoint fresh users, each "
                                            "started at the previous output",
         citation=f"{_AGD_CITE}, Thm 4.8 (L242-252, L633-)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator", "beta_s", "k"), variants=("standard",), resolve=resolve_shuffle_agd_sc,
+        overrides=("b", "Lt_numerator", "beta_s", "k"), variants=("standard", "accountant"), resolve=resolve_shuffle_agd_sc,
         run=shuffle_agd.run, one_pass=lambda variant: True,
         smoothing="Moreau envelope with Thm 4.7's beta at n/k (Lemma 4.6)", threat_model="shuffle", single_pool=True,
         auditable=False),

@@ -50,7 +50,7 @@ def epsilon(events: tuple[ShuffleSumRelease, ...], L: float, delta: float) -> tu
 
 
 def describe(event: ShuffleSumRelease, L: float, delta: float) -> dict:
-    row = {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
+    row: dict[str, Any] = {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
            event.trials_per_user, "p": event.p}
     if event.calibrated_by is not None:
         row["calibrated_by"] = event.calibrated_by

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 
 from algorithms import shuffle_sum
@@ -97,3 +98,50 @@ def test_without_p_vecs_noise_the_privacy_term_rate_does_not_pass(monkeypatch):
     rate = next(c for c in res["checks"] if c["id"] == "rate_eps")
     assert rate["verdict"] != "pass"
     assert not math.isnan(rate["measured"]) and rate["measured"] > -0.7
+
+
+def test_shrinking_phases_set_beta_and_lt_from_the_proofs_d_i():
+    c = {"n": 50000.0, "d": 10.0, "L": 1.0, "D": 4.0, "beta": math.inf, "mu": 0.1, "eps0": 0.5, "delta0": 1e-6}
+    entry = ALGORITHMS.get("shuffle_agd_sc")
+    keep, shrink = entry.resolve(c, "accountant", {}), entry.resolve(c, "accountant_shrinking", {})
+    betas, Ks = shrink.run_kwargs["phase_beta_s"], shrink.run_kwargs["phase_K"]
+    k = int(shrink.params["phases"])
+    assert len(betas) == len(Ks) == k == 4
+    # phase 1 is the unshrunk phase (D_1 = D); later phases: smaller D_i, so more smoothing beta_i and larger L_t
+    assert betas[0] == pytest.approx(keep.params["beta_s"]) and Ks[0] == pytest.approx(keep.params["Lt_numerator"])
+    assert all(a < b for a, b in zip(betas, betas[1:])) and all(a < b for a, b in zip(Ks, Ks[1:]))
+    assert shrink.params["D_last_phase"] < c["D"] and shrink.params["shrinking_domain"] == 1
+    from verifiers.theorems.shuffle_000_agd import SHRINKING
+    assert SHRINKING.holds(shrink.params) and not SHRINKING.holds(keep.params)
+    assert shrink.run_kwargs["pvec"] == keep.run_kwargs["pvec"]        # the same b, T and P_VEC in every phase
+    smooth = entry.resolve(dict(c, beta=1.0), "shrinking", {})      # only L_t shrinks: the condition stays unmet
+    assert smooth.run_kwargs["phase_beta_s"] is None and not SHRINKING.holds(smooth.params)
+
+
+def test_each_phase_runs_on_its_own_envelope_and_steps(monkeypatch):
+    from algorithms import shuffle_agd
+    from algorithms.losses import MoreauHinge
+
+    seen: list[float] = []
+    real = MoreauHinge.record_grads
+
+    def spy(self, w, X, y, xsq=None):
+        seen.append(self.beta_s)
+        return real(self, w, X, y, xsq)
+
+    monkeypatch.setattr(MoreauHinge, "record_grads", spy)
+    c = {"n": 4000.0, "d": 4.0, "L": 1.0, "D": 4.0, "beta": math.inf, "mu": 0.1, "eps0": 1.0, "delta0": 1e-6}
+    res = ALGORITHMS.get("shuffle_agd_sc").resolve(c, "accountant_shrinking", {})
+    rng = np.random.default_rng(0)
+
+    class _Records:                     # two trials of n users on the unit sphere, labels +-1
+        trials, n, d, N = 2, 4000, 4, 1
+
+        def take(self, idx):
+            X = rng.standard_normal(idx.shape + (4,))
+            X /= np.linalg.norm(X, axis=-1, keepdims=True)
+            return X, np.where(rng.random(idx.shape) < 0.5, -1.0, 1.0)
+
+    shuffle_agd.run(_Records(), MoreauHinge(mu=0.1, beta_s=1.0), rng=rng, **res.run_kwargs)
+    T = int(res.params["T_phase"])
+    assert seen == [b for b in res.run_kwargs["phase_beta_s"] for _ in range(T)]

@@ -718,8 +718,10 @@ _P_AGD = ("at Thm 3.2's P_VEC (the paper's constants) the privacy term dominates
           "term dominates: no n both learns and lets the eps-rate show{acc}")
 _ACC_DECIDES = ("; with P_VEC calibrated by our accountant (the smallest noise it certifies, ~10^5x less variance) "
                 "the eps-rate shows ({spec})")
-_ACC_CANNOT = ("; the accountant-calibrated P_VEC (variant accountant) does not help: the paper leaves the phases' "
-               "domains unspecified and no resolver shrinks them (shuffle.thm4_8's SHRINKING condition)")
+_ACC_CANNOT = ("; the accountant-calibrated P_VEC (variant accountant) alone does not help: the paper leaves the "
+               "phases' parameters unspecified, and our shrinking phases (the proof's D_i in beta and L_t, variant "
+               "accountant_shrinking; shuffle.thm4_8's SHRINKING condition) exist for the non-smooth case only, since "
+               "the smooth case's b = n^(3/5) .../D_i^(2/5) would change the batch from phase to phase")
 _P_GD = ("with P_GD's noise (Lemma B.4's sigma^2 about 10^7 against L^2 = 2.6) the risk leaves F(w0) - F* only at "
          "n of about 10^6-10^7 and Lemma B.4 is informative only at n of about 10^8-10^9: 10^12-10^15 gradient "
          "coordinates per trial (shuffle_gd; README Findings)")
@@ -741,7 +743,6 @@ UNDECIDABLE: dict[str, str] = {
         "eps-rate check applies (shuffle_agd_acc_eps) but ends inconclusive at 16 trials: AC-SA's own bias at Thm "
         "4.3's 11-25 rounds scatters the points beyond their errors")),
     "000 Thm 4.7 (utility)": _P_AGD.format(thm="4.7", acc=_ACC_DECIDES.format(spec="shuffle_agd_smoothed_acc_eps")),
-    "000 Thm 4.8 (non-smooth)": _P_AGD.format(thm="4.8", acc=_ACC_CANNOT),
     "000 Thm 4.8 (smooth)": _P_AGD.format(thm="4.8", acc=_ACC_CANNOT),
     "000 Thm 4.9 (convex)": _P_GD,
     "000 Thm 4.9 (strongly convex)": _P_GD,

@@ -56,7 +56,9 @@ class ShuffleSumRelease:
     trials with probability p per user and coordinate, inputs of norm <= Delta2): the analyzer saw the d counts.
     ``max_record_uses``: the most calls one user took part in (1 for the sequential protocols).
     ``call_epsilon``, ``call_delta``: the (eps, delta) each call's parameters were calibrated for, when they differ
-    from the claim (P_GD: eps/(2 sqrt(2T ln(1/delta))), delta/(T+1)); None: the claim itself."""
+    from the claim (P_GD: eps/(2 sqrt(2T ln(1/delta))), delta/(T+1)); None: the claim itself.
+    ``calibrated_by``: set when the parameters are not Thm 3.2's but the smallest noise an accountant certifies at the
+    claim (the ``accountant`` variants, catalog/pvec_calibration.py): the name of that accountant (None: Thm 3.2's)."""
 
     kind: ClassVar[str] = "shuffle_sum"
     users_per_call: int
@@ -70,6 +72,7 @@ class ShuffleSumRelease:
     sampling: str = "disjoint"
     call_epsilon: float | None = None
     call_delta: float | None = None
+    calibrated_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ users (disjoint from every other phase's) and starts at phase j-1's output.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import numpy as np
@@ -50,17 +51,23 @@ def lt_numerator(*, T: int, sigma: float, D: float, beta: float) -> float:
 
 def run(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip: float, radius: float,
         pvec: shuffle_sum.PVecParams, claim: tuple[float, float], rng: np.random.Generator, M_range=None,
-        grad_F=None) -> RunOutput:
+        grad_F=None, phase_K: tuple[float, ...] | None = None,
+        phase_beta_s: tuple[float, ...] | None = None) -> RunOutput:
     """P_AGD (``phases`` = 1) or Thm 4.8's restarts of it, every round's clipped gradients summed by P_VEC.
     ``claim``: the (eps, delta) P_VEC's parameters were calibrated for (each call's = the run's: a user joins one call),
-    which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's."""
+    which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's; a P_VEC
+    calibrated by an accountant instead (``pvec.calibrated_by``) declares that accountant and no per-call target.
+    ``phase_K`` / ``phase_beta_s``: Thm 4.8's phases with their own L_t numerator and (Moreau envelope) smoothing,
+    one per phase (the proof's shrinking D_i); None: every phase uses ``K`` and ``loss`` as given."""
     return _agd(records, loss, T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=radius, rng=rng, grad_F=grad_F,
-                release=lambda g: shuffle_sum.pvec(g, pvec, rng), pvec=pvec, claim=claim)
+                release=lambda g: shuffle_sum.pvec(g, pvec, rng), pvec=pvec, claim=claim, phase_K=phase_K,
+                phase_beta_s=phase_beta_s)
 
 
 def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip: float, radius: float,
          rng: np.random.Generator, grad_F, release: Callable[[np.ndarray], np.ndarray],
-         pvec: shuffle_sum.PVecParams, claim: tuple[float, float]) -> RunOutput:
+         pvec: shuffle_sum.PVecParams, claim: tuple[float, float], phase_K: tuple[float, ...] | None = None,
+         phase_beta_s: tuple[float, ...] | None = None) -> RunOutput:
     if records.N != 1:
         raise ValueError(f"P_AGD runs on one pool of n users (N = 1), not N = {records.N} silos")
     trials, d = records.trials, records.d
@@ -68,18 +75,24 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
     # every round of every phase gets its own b users: one random order of the n users, cut into disjoint batches
     batches = sampling.disjoint_batches(rng, (trials, 1), records.n, b, rounds)      # (rounds, trials, 1, b)
     uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(trials, 1, -1))
-    Lt, alpha = schedule(T, K)
+    for per in (phase_K, phase_beta_s):
+        if per is not None and len(per) != phases:
+            raise ValueError(f"{len(per)} per-phase values for {phases} phases")
+    if phase_beta_s is not None and not hasattr(loss, "beta_s"):
+        raise ValueError("per-phase smoothing needs a Moreau envelope loss (a beta_s field)")
     err_sq = np.zeros(trials)
     grad_err = np.zeros(trials) if grad_F is not None else None
     ag = np.zeros((trials, d))                                  # w0 = 0, the centre of Theta
     for phase in range(phases):
+        Lt, alpha = schedule(T, K if phase_K is None else phase_K[phase])
+        ph_loss = loss if phase_beta_s is None else dataclasses.replace(loss, beta_s=phase_beta_s[phase])
         theta = ag.copy()                                       # theta_1 = theta_1^ag = the previous output
         for t in range(T):
             a = alpha[t]
             md = a * theta + (1 - a) * ag
             X, y = records.take(batches[phase * T + t])
             X, y = X[:, 0], y[:, 0]                             # (trials, b, d), (trials, b)
-            g = loss.record_grads(md, X, y)
+            g = ph_loss.record_grads(md, X, y)
             g = clip_l2(g, L_clip)
             total = release(g)                                  # the analyzer's estimate of the batch's sum
             err = total - g.sum(axis=1)
@@ -93,7 +106,8 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=rounds, max_record_uses=int(uses.max()),
-                              call_epsilon=claim[0], call_delta=claim[1])
+                              call_epsilon=None if pvec.calibrated_by else claim[0],
+                              call_delta=None if pvec.calibrated_by else claim[1], calibrated_by=pvec.calibrated_by)
     return RunOutput(w=ag, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
                      grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
                      silo_rounds=np.full(trials, rounds), record_uses=uses,

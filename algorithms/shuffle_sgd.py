@@ -40,7 +40,7 @@ def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius:
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=records.d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=T, max_record_uses=uses, call_epsilon=pvec.eps,
-                              call_delta=pvec.delta)
+                              call_delta=pvec.delta, calibrated_by=pvec.calibrated_by)
     return dataclasses.replace(out, events=(event,))
 
 

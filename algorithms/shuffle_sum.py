@@ -61,6 +61,7 @@ class PVecParams:
     delta_hat: float
     eps: float | None = None   # the (eps, delta) Thm 3.2 calibrated the call for (None: built by hand)
     delta: float | None = None
+    calibrated_by: str | None = None   # not Thm 3.2's: the accountant whose smallest certified noise this is
 
 
 def thm32(*, n: int, d: int, eps: float, delta: float, Delta2: float) -> PVecParams:

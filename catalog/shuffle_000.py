@@ -7,6 +7,7 @@ from typing import Mapping
 
 from algorithms import shuffle_sgd, shuffle_sum
 from catalog.base import AlgorithmEntry, ResolutionError, Resolved, int_clamped
+from catalog.pvec_calibration import pvec_for
 
 
 def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
@@ -17,8 +18,7 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     d, L, D = int(c["d"]), c["L"], c["D"]
     eps, delta = c["eps0"], c["delta0"]
     b, T, eta = thm41_schedule(c, ov, prov, "")
-    pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L)
-    prov["g"] = prov["b_binom"] = prov["p"] = "P_VEC at (eps, delta, Delta_2 = L) on the b users: Thm 3.2's proof (L477, L490)"
+    pv, prov["g"], prov["b_binom"], prov["p"], prov["eps_hat"] = pvec_for(variant, b, d, eps, delta, L)
     mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     LG2 = L**2 + mse / b**2
     prov["LG2"] = "L_G^2 = L^2 + (P_VEC's explicit MSE bound d (2L/g)^2 (b/4 + b b_binom p)) / b^2 (proof of Thm 4.1, eq. 4)"
@@ -26,7 +26,9 @@ def resolve_shuffle_sgd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     prov["eps_hat"] = "eps/(18 sqrt(ln((d+1)/delta))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
     prov["thm41_parameters"] = "1 when b and eta are Thm 4.1's (not overridden, b not clamped): its rate checks' condition"
     p.update(b=b, T=T, R=T, K=b, eta=eta, g=pv.one_d.g, b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, LG2=LG2,
-             thm41_parameters=float("b" not in ov and "eta" not in ov and "clamped" not in prov["b"]))
+             thm41_parameters=float("b" not in ov and "eta" not in ov and "clamped" not in prov["b"]),
+             pvec_accountant_calibrated=float(variant == "accountant"))
+    prov["pvec_accountant_calibrated"] = "1 when P_VEC's noise is the accountant's calibration (variant accountant)"
     run_kwargs = dict(T=T, b=b, eta=eta, L=L, radius=D / 2, pvec=pv)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
 
@@ -58,6 +60,6 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
     AlgorithmEntry(
         name="shuffle_sgd", description="P_SGD: sequentially interactive shuffle-private SGD, gradients summed by P_VEC",
         citation="seed 000, Algorithm 3 (L177-185), Thm 4.1 (L187-191)", privacy_theorem="shuffle.p_sgd.privacy",
-        overrides=("b", "eta"), variants=("standard",), resolve=resolve_shuffle_sgd, run=shuffle_sgd.run,
+        overrides=("b", "eta"), variants=("standard", "accountant"), resolve=resolve_shuffle_sgd, run=shuffle_sgd.run,
         one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False),
 )

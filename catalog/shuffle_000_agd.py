@@ -6,6 +6,7 @@ import math
 from typing import Mapping
 
 from algorithms import shuffle_agd, shuffle_sum
+from catalog import pvec_calibration
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved, int_clamped
 
 # --- seed 000's P_AGD (Algorithm 4), its smoothed use (Thm 4.7) and the strongly convex restarts (Thm 4.8) -------
@@ -23,7 +24,7 @@ def resolve_shuffle_agd(c: Mapping[str, float], variant: str, ov: Mapping[str, f
     if not math.isfinite(c["beta"]):
         raise ResolutionError("loss.kind", "shuffle_agd is Thm 4.3's P_AGD for smooth losses; a non-smooth loss runs "
                                            "on its Moreau envelope in shuffle_agd_smoothed (Thm 4.7)")
-    return _shuffle_agd(c, ov, phases=1, who="Thm 4.3 (L199)")
+    return _shuffle_agd(c, ov, phases=1, who="Thm 4.3 (L199)", variant=variant)
 
 
 def resolve_shuffle_agd_smoothed(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
@@ -32,7 +33,7 @@ def resolve_shuffle_agd_smoothed(c: Mapping[str, float], variant: str, ov: Mappi
     if math.isfinite(c["beta"]):
         raise ResolutionError("loss.kind", "shuffle_agd_smoothed is Thm 4.7's P_AGD on the Moreau envelope of a "
                                            "non-smooth loss (hinge); a smooth loss runs in shuffle_agd (Thm 4.3)")
-    return _shuffle_agd(c, ov, phases=1, who="Thm 4.7 (L625-629)")
+    return _shuffle_agd(c, ov, phases=1, who="Thm 4.7 (L625-629)", variant=variant)
 
 
 def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
@@ -48,9 +49,13 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
         k = max(1, math.ceil(math.log2(max(math.log2(max(n, 4)), 2))))
         prov["phases"] = ("OUR CHOICE: k = ceil(log2(log2 n)) phases (Thm 4.8 says k = O(log log n), L244, and gives no "
                           "constant)")
+    shrinking = variant.endswith("shrinking")
     res = _shuffle_agd(c, ov, phases=k, who="Thm 4.8 (L244) phase with " + ("Thm 4.3's" if math.isfinite(c["beta"])
-                                                                         else "Thm 4.7's") + " rule at n_j = floor(n/k)")
+                                                                         else "Thm 4.7's") + " rule at n_j = floor(n/k)",
+                       variant=variant.removesuffix("_shrinking").removesuffix("shrinking") or "standard")
     res.provenance.update(prov)
+    if shrinking:
+        return _shrinking_phases(c, ov, res, k)
     res.provenance["phase_rule"] = (
         "OUR CHOICE (the paper leaves the phase parameters unspecified, L633-660): every phase uses n_j = floor(n/k) "
         "fresh users (disjoint from every other phase's), the whole domain Theta for its projections and D for its "
@@ -62,7 +67,61 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
     return res
 
 
-def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int, who: str) -> Resolved:
+def _shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], res: Resolved, k: int) -> Resolved:
+    """The proof of Thm 4.8, non-smooth case (L639-646): phase i's convex guarantee (Thm 4.7's) holds with D replaced
+    by D_i, the distance from its starting point to theta*, and D_i^2 <= 2 Delta_i/lambda. Each phase's parameters
+    that Thm 4.7 sets from D -- the smoothing beta_i = eps^(2/3) n_i^(2/3) L/(d^(1/3) D_i log^(2/3)(d/delta)) and
+    L_t's numerator (T+2)^(3/2) sigma/D_i + beta_i + lambda -- use D_i from the proof's recursion with its universal
+    constant C set to 1: D_1 = D, Delta_{i+1} = D_i (L/sqrt(n_i) + d^(1/3) L log^(2/3)(d/delta)/(eps n_i)^(2/3)),
+    D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)). Thm 4.7's b does not depend on D, so b, T and P_VEC stay those of
+    every phase. Projections stay on Theta (our reading: the proof uses D_i only as the distance bound in Thm 4.7's
+    guarantee, and a ball of radius D_i around the previous output could cut theta* off when C > 1). Smooth case
+    (eq. (6), L652): D_i from A D_i^(6/5)/n_i^(4/5) + L D_i/sqrt(n_i) in L_t only; its b would also change with D_i,
+    which our phases do not do, so it leaves shrinking_domain = 0 (Thm 4.8's smooth rate stays inapplicable)."""
+    if "beta_s" in ov or "Lt_numerator" in ov:
+        raise ResolutionError("algorithm.overrides", "the shrinking phases set beta and L_t from D_i: no override")
+    p, prov = res.params, res.provenance
+    L, D, d, lam = c["L"], c["D"], int(c["d"]), c["mu"]
+    eps, delta = c["eps0"], c["delta0"]
+    lg = math.log(d / delta)
+    n_i, T = int(p["n_phase"]), int(p["T_phase"])
+    smooth = math.isfinite(c["beta"])
+    Ds = [D]
+    for _ in range(k - 1):
+        Di = Ds[-1]
+        if smooth:              # eq. (6), L652: A D_i^(6/5)/n_i^(4/5) + L D_i/sqrt(n_i), A = d^(2/5) beta^(1/5) ...
+            A = d ** 0.4 * c["beta"] ** 0.2 * L ** 0.8 * lg ** 0.8 / eps ** 0.8
+            excess = A * Di ** 1.2 / n_i ** 0.8 + L * Di / math.sqrt(n_i)
+        else:
+            excess = Di * (L / math.sqrt(n_i) + d ** (1 / 3) * L * lg ** (2 / 3) / (eps * n_i) ** (2 / 3))
+        Ds.append(min(D, math.sqrt(2 * excess / lam)))
+    betas = None if smooth else tuple(eps ** (2 / 3) * n_i ** (2 / 3) * L / (d ** (1 / 3) * Di * lg ** (2 / 3))
+                                      for Di in Ds)
+    Ks = tuple(shuffle_agd.lt_numerator(T=T, sigma=p["sigma"], D=Di, beta=(c["beta"] if betas is None else
+                                                                         betas[i] + lam))
+               for i, Di in enumerate(Ds))
+    p.update(shrinking_domain=0.0 if smooth else 1.0, D_last_phase=Ds[-1], Lt_numerator_last_phase=Ks[-1])
+    if betas is not None:
+        p["beta_s_last_phase"] = betas[-1]
+        prov["beta_s_last_phase"] = "the last phase's (phase_rule)"
+    prov["shrinking_domain"] = (
+        "0: smooth case, only L_t uses the proof's D_i; Thm 4.3's b = n^(3/5) .../D_i^(2/5) would change the batch "
+        "from phase to phase, which our phases (one b, one T) do not do, so Thm 4.8's smooth case is not run as the "
+        "proof sets it" if smooth else "1: the phases' parameters use the proof's D_i (see phase_rule)")
+    prov["D_last_phase"] = prov["Lt_numerator_last_phase"] = "the last phase's (phase_rule)"
+    prov["phase_rule"] = (
+        "OUR CHOICE of the phase parameters the paper leaves unspecified, from the proof of Thm 4.8 (L639-646): phase "
+        "i's beta and L_t use D_i, D_1 = D, Delta_{i+1} = D_i (L/sqrt(n_i) + d^(1/3) L log^(2/3)(d/delta)/(eps "
+        "n_i)^(2/3)) (the proof's universal C set to 1), D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)); b, T and P_VEC "
+        "as in every phase (Thm 4.7's b has no D); projections stay on Theta (a ball of radius D_i around the "
+        "previous output could cut theta* off when C > 1)")
+    p["phase_rule"] = 2.0
+    run_kwargs = dict(res.run_kwargs, phase_K=Ks, phase_beta_s=betas)
+    return Resolved(p, prov, res.overridden, run_kwargs)
+
+
+def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int, who: str,
+                 variant: str = "standard") -> Resolved:
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n, d, L, D, mu = int(c["n"]), int(c["d"]), c["L"], c["D"], c["mu"]
@@ -105,9 +164,7 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     if T * phases > MAX_ROUNDS:
         raise ResolutionError("algorithm.overrides.b", f"{T * phases} rounds (> {MAX_ROUNDS})")
     prov["T_phase"] = "T = floor(n_phase/b) (Algorithm 4 line 1, L209; each user speaks once)"
-    pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=L_clip)
-    prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps, delta, Delta_2 = L_clip) on the b users: Thm 3.2's "
-                                               "proof (L477, L490)")
+    pv, prov["g"], prov["b_binom"], prov["p"], prov["eps_hat"] = pvec_calibration.pvec_for(variant, b, d, eps, delta, L_clip)
     mse = shuffle_sum.pvec_mse_bound(b, d, pv)
     prov["pvec_mse"] = "P_VEC's explicit MSE bound d (2 Delta_2/g)^2 (b/4 + b b_binom p) (Lemma A.2's proof, L404-412)"
     sigma2 = L_clip ** 2 / b + mse / b ** 2
@@ -124,11 +181,12 @@ def _shuffle_agd(c: Mapping[str, float], ov: Mapping[str, float], *, phases: int
     prov["paper_parameters"] = "1 when b, beta_s and L_t are the theorem's (not overridden, b not clamped)"
     p.update(b=b, T_phase=T, phases=phases, R=T * phases, K=b, n_phase=n_phase, L_clip=L_clip, g=pv.one_d.g,
              b_binom=pv.one_d.b, p=pv.one_d.p, eps_hat=pv.eps_hat, pvec_mse=mse, sigma=math.sqrt(sigma2),
-             sigma2=sigma2, Lt_numerator=K, pseudo_code_fixes=4.0, paper_parameters=paper)
+             sigma2=sigma2, Lt_numerator=K, pseudo_code_fixes=4.0, paper_parameters=paper,
+             pvec_accountant_calibrated=float(variant == "accountant"))
+    prov["pvec_accountant_calibrated"] = "1 when P_VEC's noise is the accountant's calibration (variant accountant)"
     prov["R"], prov["K"] = "total rounds: phases x T", "= b (users per round)"
     prov["n_phase"] = "floor(n/phases): the users of one run of P_AGD (all n for a single run)"
     prov["sigma2"] = "sigma^2 (see sigma)"
-    prov["eps_hat"] = "eps/(18 sqrt(ln((d+1)/delta))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
     prov["phases"] = "1 (a single run of P_AGD)"
     run_kwargs = dict(T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=D / 2, pvec=pv, claim=(eps, delta))
     return Resolved(p, prov, frozenset(ov), run_kwargs)
@@ -140,20 +198,21 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
         name="shuffle_agd", description="P_AGD: sequentially interactive shuffle-private AC-SA (Lan 2012), gradients "
                                         "summed by P_VEC",
         citation=f"{_AGD_CITE}, Thm 4.3 (L199-201)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator"), variants=("standard",), resolve=resolve_shuffle_agd, run=shuffle_agd.run,
+        overrides=("b", "Lt_numerator"), variants=("standard", "accountant"), resolve=resolve_shuffle_agd, run=shuffle_agd.run,
         one_pass=lambda variant: True, smoothing=None, threat_model="shuffle", single_pool=True, auditable=False),
     AlgorithmEntry(
         name="shuffle_agd_smoothed", description="P_AGD on the per-sample Moreau envelope of a non-smooth loss, P_VEC with "
                                                  "Delta_2 = 2L",
         citation=f"{_AGD_CITE}, Thm 4.7 (L238-240, L625-629)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator", "beta_s"), variants=("standard",), resolve=resolve_shuffle_agd_smoothed,
+        overrides=("b", "Lt_numerator", "beta_s"), variants=("standard", "accountant"), resolve=resolve_shuffle_agd_smoothed,
         run=shuffle_agd.run, one_pass=lambda variant: True, smoothing="Moreau envelope with Thm 4.7's beta (Lemma 4.6)",
         threat_model="shuffle", single_pool=True, auditable=False),
     AlgorithmEntry(
         name="shuffle_agd_sc", description="Thm 4.8's restarts: k phases of (smoothed) P_AGD on disjoint fresh users, each "
                                            "started at the previous output",
         citation=f"{_AGD_CITE}, Thm 4.8 (L242-252, L633-)", privacy_theorem="shuffle.p_agd.privacy",
-        overrides=("b", "Lt_numerator", "beta_s", "k"), variants=("standard",), resolve=resolve_shuffle_agd_sc,
+        overrides=("b", "Lt_numerator", "beta_s", "k"), variants=("standard", "accountant", "shrinking", "accountant_shrinking"),
+        resolve=resolve_shuffle_agd_sc,
         run=shuffle_agd.run, one_pass=lambda variant: True,
         smoothing="Moreau envelope with Thm 4.7's beta at n/k (Lemma 4.6)", threat_model="shuffle", single_pool=True,
         auditable=False),

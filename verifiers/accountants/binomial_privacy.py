@@ -28,6 +28,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.stats import binom
 
 WINDOW_SD = 20.0
+TABLE_SD = 12.0                 # table_pld_epsilon's window
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,10 @@ class Pair:
     c_prime: float
 
 
-def _window(m: int, p: float, reach: int) -> np.ndarray:
+def _window(m: int, p: float, reach: int, width_sd: float = WINDOW_SD) -> np.ndarray:
     mean, sd = m * p, math.sqrt(m * p * (1 - p))
-    lo = max(0, int(math.floor(mean - WINDOW_SD * sd)) - reach)
-    hi = min(m + reach, int(math.ceil(mean + WINDOW_SD * sd)) + reach)
+    lo = max(0, int(math.floor(mean - width_sd * sd)) - reach)
+    hi = min(m + reach, int(math.ceil(mean + width_sd * sd)) + reach)
     return np.arange(lo, hi + 1, dtype=np.float64)
 
 
@@ -81,10 +82,10 @@ class _Table:
     outside: float             # the binomial's mass outside the window (added to delta in full)
 
 
-def _pair_logpmfs(m: int, p: float, pair: Pair) -> _Table:
+def _pair_logpmfs(m: int, p: float, pair: Pair, width_sd: float = WINDOW_SD) -> _Table:
     """Both sides' log-pmfs on the window, and the binomial mass outside the window."""
     reach = int(math.ceil(max(pair.c, pair.c_prime))) + 1
-    k = _window(m, p, reach)
+    k = _window(m, p, reach, width_sd)
     start = int(k[0]) - reach
     base = _binom_logpmf(np.arange(start, int(k[-1]) + 1, dtype=np.float64), m, p)
     lo, hi = int(k[0]) + reach, int(k[-1]) - reach          # eta's window: every shift stays inside k's
@@ -143,6 +144,42 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
         return one, count, t.outside
 
     return composed_epsilon((part(pr, count) for pr, count in counts.items()), delta)
+
+
+def table_pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float) -> float:
+    """The same quantity as ``pld_epsilon`` (every count of the window tabulated, pessimistic rounding of each
+    count's privacy loss up to the grid), with the rounding and the accumulation vectorised in numpy instead of
+    dp-accounting's dict-based constructor: seconds instead of minutes for windows of 10^6 counts and more. The
+    judge of the accountant-calibrated P_VEC (accountants/pvec.py), whose calibrator is the bucketed accountant
+    (binomial_bucketed.py: buckets of counts, saddle-point masses); the interval is a hundredth of the result's scale
+    divided by the number of pairs, as in ``pld_epsilon``. The window is +-TABLE_SD standard
+    deviations (the binomial's mass outside, below 10^-30, is charged to delta in full as everywhere here)."""
+    counts = Counter(pairs)
+    tables = {pr: _pair_logpmfs(m, p, pr, TABLE_SD) for pr in counts}
+    # the scale of the result, for the discretisation only: the classic Gaussian-mechanism epsilon of the largest
+    # shift in standard deviations (within ~30% of the exact value here; a wrong scale costs accuracy, never safety:
+    # the rounding is pessimistic whatever the interval)
+    shift = max(pr.c_prime - pr.c for pr in counts) / math.sqrt(m * p * (1 - p))
+    guess = shift * math.sqrt(2 * math.log(1.25 / delta))
+    interval = min(1e-4, max(guess, 1e-9) / (100 * len(pairs)))
+
+    def part(pr: Pair, count: int):
+        t = tables[pr]
+        loss = t.logP - t.logQ
+        keys_add = np.ceil(loss / interval).astype(np.int64)           # P's view: loss log P/Q, rounded up
+        keys_remove = np.ceil(-loss / interval).astype(np.int64)       # Q's view: loss log Q/P, rounded up
+        one = pld.PrivacyLossDistribution.create_from_rounded_probability(
+            _accumulate(keys_remove, np.exp(t.logQ)), 0.0, interval, pessimistic_estimate=True,
+            rounded_probability_mass_function_add=_accumulate(keys_add, np.exp(t.logP)), infinity_mass_add=0.0,
+            symmetric=False)
+        return one, count, t.outside
+
+    return composed_epsilon((part(pr, count) for pr, count in counts.items()), delta)
+
+
+def _accumulate(keys: np.ndarray, mass: np.ndarray) -> dict[int, float]:
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass).tolist()))
 
 
 def composed_epsilon(parts: Iterable[tuple[Any, int, float]], delta: float) -> float:

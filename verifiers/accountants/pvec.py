@@ -25,9 +25,10 @@ def shuffle_sum_epsilon(e: ShuffleSumRelease, delta: float) -> float:
         # P_GD: every user in all T calls, binomials of ~10^16 trials: the bucketed PLD (binomial_bucketed.py)
         return max(binomial_bucketed.epsilon(m, e.p, dict(Counter(pairs * e.max_record_uses)), delta)
                    for pairs in binomial_privacy.pvec_canaries(e.dimension, e.grid).values())
+    one = binomial_privacy.table_pld_epsilon if e.calibrated_by is not None else binomial_privacy.pld_epsilon
     best = 0.0
     for pairs in binomial_privacy.pvec_canaries(e.dimension, e.grid).values():
-        best = max(best, binomial_privacy.pld_epsilon(m, e.p, pairs * e.max_record_uses, delta))
+        best = max(best, one(m, e.p, pairs * e.max_record_uses, delta))
     return best
 
 
@@ -39,14 +40,20 @@ def _bucketed(e: ShuffleSumRelease) -> bool:
 def epsilon(events: tuple[ShuffleSumRelease, ...], L: float, delta: float) -> tuple[float, str]:
     (s,) = events
     how = ("bucketed PLD (verifiers/accountants/binomial_bucketed.py, over-states by <= 5%)" if _bucketed(s) else
-           "PLD (dp-accounting)")
+           "PLD (dp-accounting)" if s.calibrated_by is None else
+           "PLD of every count's exact pmf (binomial_privacy.table_pld_epsilon; dp-accounting composes)")
+    judged = ("" if s.calibrated_by is None else
+              f"; the parameters were calibrated by {s.calibrated_by}, a different computation of the same canaries' "
+              f"divergence, so this is a second, independent evaluation of what ran")
     return shuffle_sum_epsilon(s, delta), (f"{how} of P_VEC's binomial counts, worst canary, composed over the calls "
-                                           f"one user joins (parallel composition over the others)")
+                                           f"one user joins (parallel composition over the others){judged}")
 
 
 def describe(event: ShuffleSumRelease, L: float, delta: float) -> dict:
-    row = {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
+    row: dict[str, Any] = {"users_per_call": event.users_per_call, "grid_g": event.grid, "binomial_trials_per_user":
            event.trials_per_user, "p": event.p}
+    if event.calibrated_by is not None:
+        row["calibrated_by"] = event.calibrated_by
     return row | per_call_table(event, delta) if event.call_epsilon is not None else row
 
 
@@ -58,7 +65,17 @@ def calibration_failures(e: ShuffleSumRelease, eps: float, delta: float) -> list
     """Why the paper's privacy proof does not cover the run (empty: it does): each call's parameters as run must
     be Thm 3.2's at the per-call (eps, delta) the run declares (Lemma 3.1's conditions per coordinate, L130, at
     Thm A.6's eps_hat, delta_hat, L477-490), and, for calls a user joins more than once, advanced composition of
-    that per-call (eps, delta) over them must stay within the claim (Lemma B.6, L728)."""
+    that per-call (eps, delta) over them must stay within the claim (Lemma B.6, L728).
+
+    A run calibrated by an accountant (``calibrated_by``: the smallest noise it certifies at the claim, not Thm 3.2's
+    parameters) is outside the paper's proof by design: what covers it is the canaries' epsilon alone, which this
+    accountant recomputes by its own method; the calibration holds for one call per user, so a user in several calls
+    is not covered."""
+    if e.calibrated_by is not None:
+        out = [] if 0 < e.p < 0.5 else [f"p = {e.p:.6g} is not in (0, 1/2)"]
+        if e.max_record_uses > 1:
+            out.append(f"calibrated by {e.calibrated_by} for one call per user, but a user joined {e.max_record_uses}")
+        return out
     if e.call_epsilon is None or e.call_delta is None:
         return ["the run declares no per-call (eps, delta) its P_VEC parameters were calibrated for"]
     want = shuffle_sum.thm32(n=e.users_per_call, d=e.dimension, eps=e.call_epsilon, delta=e.call_delta,

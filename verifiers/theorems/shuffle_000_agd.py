@@ -19,9 +19,9 @@ LOG = sp.log(d / delta0)
 
 PAPER = Condition("b, beta and L_t as the theorem sets them (not overridden, b not clamped)",
                   lambda p: p.get("paper_parameters", 0) == 1)
-SHRINKING = Condition("the phases shrink the domain to the proof's D_i (the paper leaves the phase parameters "
-                      "unspecified; our phase rule keeps D, so the restarts cannot reach the strongly convex rate "
-                      "by construction and a verdict would judge our choice, not the theorem)",
+SHRINKING = Condition("the phases' parameters use the proof's shrinking D_i (variant shrinking; the paper leaves the "
+                      "phase parameters unspecified, and with D in every phase the restarts cannot reach the strongly "
+                      "convex rate by construction, so a verdict would judge our choice, not the theorem)",
                       lambda p: p.get("shrinking_domain", 0) == 1)
 NONSMOOTH = Condition("a non-smooth loss, run on its Moreau envelope (Lemma 4.6)", lambda p: "beta_s" in p)
 

@@ -1,0 +1,92 @@
+"""P_VEC calibrated by our accountant (the ``accountant`` variants of seed 000's P_SGD and P_AGD): the smallest
+binomial noise whose epsilon, computed by the bucketed PLD accountant of P_VEC's canaries
+(verifiers/accountants/binomial_bucketed.py), is at most the claim at the claimed delta.
+
+Why: at Thm 3.2's parameters (L477-490 of seed 000) P_VEC's accountant epsilon is 600-700x below the claim, so the
+runs carry ~10^5x the noise variance the claim needs and every feasible run of Thms 4.1, 4.3, 4.7 sits at the
+trivial risk. This variant keeps everything of the paper's P_VEC but the noise level: the grid g = max(2 Delta_2
+sqrt(n), sqrt(d), 4) of Thm A.6's proof, and Lemma 3.1's shape b = the smallest integer > 180 g^2 ln(2/delta_hat)/
+(eps_c^2 n), p = 90 g^2 ln(2/delta_hat)/(b eps_c^2 n) (so p < 1/2) at delta_hat = delta/(d+1) -- with the
+per-coordinate epsilon eps_c found by bisection instead of Thm A.6's eps_hat = eps/(18 sqrt(ln(1/delta_hat))). The
+noise of each count, Bin(n b, p), has mean n b p = 90 g^2 ln(2/delta_hat)/eps_c^2, falling in eps_c: the largest
+eps_c the accountant accepts is the smallest noise it certifies.
+
+Who judges it: the run's privacy_accounting check reads the event as run with the pvec accountant's other route, the
+exact tabulated PLD (verifiers/accountants/binomial_privacy.py: every count's pmf, dp-accounting's
+from_two_probability_mass_functions, and the exact hockey-stick for the one-coordinate canary) -- the same canaries,
+a different computation (no buckets, no saddle-point masses). The bucketed route over-states by at most 5%, so the
+judge finds epsilon at 0.95-1 of the claim when the calibration is right. Both rest on the canaries, which are
+candidate neighbours (a lower bound on the worst case, near it in the Gaussian limit), not on Thm 3.2's proof.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import lru_cache
+
+from algorithms import shuffle_sum
+from catalog.base import ResolutionError
+from verifiers.accountants import binomial_bucketed, binomial_privacy
+
+CALIBRATOR = ("the bucketed PLD accountant of P_VEC's canaries (verifiers/accountants/binomial_bucketed.py, an upper "
+              "bound on their exact epsilon, over-stating by <= 5%)")
+REL_TOL = 1e-3                  # bisection: eps_c within 0.1% of the largest the accountant accepts
+EPS_C_MAX = 1e6
+
+
+def _params(n: int, d: int, eps_c: float, delta: float, Delta2: float) -> shuffle_sum.PVecParams:
+    """P_VEC at Thm A.6's g and delta_hat, Lemma 3.1's b and p at the per-coordinate epsilon eps_c."""
+    g = math.ceil(max(2 * Delta2 * math.sqrt(n), math.sqrt(d), 4) - 1e-12)
+    delta_hat = delta / (d + 1)
+    one = shuffle_sum.lemma31(n=n, eps=eps_c, delta=delta_hat, Delta=2 * Delta2, g=g)
+    return shuffle_sum.PVecParams(one, Delta2, eps_c, delta_hat, None, None, CALIBRATOR)
+
+
+def accountant_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float) -> float:
+    """The calibrating accountant: the bucketed PLD epsilon at delta of one P_VEC call on n users, worst canary."""
+    m = n * pv.one_d.b
+    return max(binomial_bucketed.epsilon(m, pv.one_d.p, dict(Counter(pairs)), delta)
+               for pairs in binomial_privacy.pvec_canaries(d, pv.one_d.g).values())
+
+
+@lru_cache(maxsize=256)
+def calibrate(n: int, d: int, eps: float, delta: float, Delta2: float) -> shuffle_sum.PVecParams:
+    """The smallest P_VEC noise (largest eps_c) whose calibrating-accountant epsilon at delta is <= eps, by
+    bisection on log eps_c between Thm A.6's eps_hat (far below the claim) and the first doubling above it."""
+    lo = eps / (18 * math.sqrt(math.log((d + 1) / delta)))      # Thm A.6's eps_hat: accepted with large slack
+    if accountant_epsilon(n, d, _params(n, d, lo, delta, Delta2), delta) > eps:
+        raise ValueError(f"P_VEC at Thm 3.2's parameters already exceeds eps = {eps:g} by the accountant")
+    hi = 2 * lo
+    while accountant_epsilon(n, d, _params(n, d, hi, delta, Delta2), delta) <= eps:
+        lo, hi = hi, 2 * hi
+        if hi > EPS_C_MAX:
+            raise ValueError(f"no noise level reaches eps = {eps:g} below eps_c = {EPS_C_MAX:g}")
+    while hi / lo > 1 + REL_TOL:
+        mid = math.sqrt(lo * hi)
+        if accountant_epsilon(n, d, _params(n, d, mid, delta, Delta2), delta) <= eps:
+            lo = mid
+        else:
+            hi = mid
+    return _params(n, d, lo, delta, Delta2)
+
+
+def pvec_for(variant: str, b: int, d: int, eps: float, delta: float,
+             Delta2: float) -> tuple[shuffle_sum.PVecParams, str, str, str, str]:
+    """P_VEC's parameters for a call on b users at the claim (eps, delta), and the provenance of g, b_binom, p and
+    eps_hat: Thm 3.2's (variant standard) or the smallest noise our accountant certifies (variant accountant)."""
+    if variant == "accountant":
+        try:
+            pv = calibrate(b, d, eps, delta, Delta2)
+        except ValueError as err:
+            raise ResolutionError("algorithm.variant", str(err)) from err
+        cal = (f"OUR CHOICE: calibrated by {CALIBRATOR}: the smallest binomial noise whose epsilon "
+               f"at delta is <= the claim, for P_VEC on the b users with Delta_2 = {Delta2:g}")
+        return (pv, "Thm A.6's proof (L477): g = max(2 Delta_2 sqrt(b), sqrt(d), 4), rounded up",
+                f"Lemma 3.1's b (L130) at the per-coordinate eps_c = eps_hat; {cal}",
+                f"Lemma 3.1's p (L130) at eps_c = eps_hat; {cal}",
+                f"eps_c, P_VEC's per-coordinate epsilon in Lemma 3.1's formulas, found by bisection (not Thm A.6's "
+                f"eps/(18 sqrt(ln((d+1)/delta))); {cal}")
+    pv = shuffle_sum.thm32(n=b, d=d, eps=eps, delta=delta, Delta2=Delta2)
+    paper = "P_VEC at (eps, delta, Delta_2) on the b users: Thm 3.2's proof (L477, L490)"
+    return (pv, paper, paper, paper,
+            "eps/(18 sqrt(ln((d+1)/delta))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)")

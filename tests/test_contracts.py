@@ -225,6 +225,11 @@ FAILING_TESTS = {
     "darrm_amplification": "tests/test_darrm.py::test_a_larger_subsample_in_gamma_dsub_is_caught_by_darrm_amplification",
     "darrm_utility": "tests/test_darrm.py::test_a_shrunk_gamma_dsub_is_caught_by_darrm_utility",
     "darrm_optimal": "tests/test_darrm.py::test_an_lp_with_half_its_rows_or_a_flipped_objective_is_caught_by_darrm_optimal",
+    # verifiers/checks/darrm_teachers.py (seed 003's private label prediction, §3.7.2, and its printed budgets)
+    "teachers_vs_gnmax": "tests/test_darrm_teachers.py::test_too_little_gnmax_noise_is_caught_by_teachers_vs_gnmax",
+    "teachers_vs_sub": "tests/test_darrm_teachers.py::test_a_shrunk_gamma_opt_is_caught_by_teachers_vs_sub",
+    "pate_budget_totals": "tests/test_darrm_teachers.py::test_simple_composition_is_caught_by_pate_budget_totals",
+    "gnmax_calibration": "tests/test_darrm_teachers.py::test_a_log10_in_the_gnmax_grid_is_caught_by_gnmax_calibration",
     # verifiers/checks/element.py (seed 002's heavy hitters and clipped histogram)
     "element_privacy": "tests/test_element.py::test_planted_halved_sensitivity_caught_by_element_privacy",
     "element_audit": "tests/test_element.py::test_planted_noise_on_the_wrong_scale_caught_by_the_audit",

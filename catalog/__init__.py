@@ -15,6 +15,7 @@ from catalog import (
     baselines,
     cldp_001,
     darrm_003,
+    darrm_lp_003,
     darrm_teachers_003,
     dme_003,
     element_002,
@@ -54,6 +55,7 @@ MECHANISM_MODULES = (
     shuffle_000_sums,   # seed 000: P_1D and P_VEC
     shuffle_001_exact,  # seed 001: the subsampled shuffle mechanism with k-ary RR, exact RDP
     darrm_003,          # seed 003, ch. 3: DaRRM, exact privacy of its noise functions
+    darrm_lp_003,       # seed 003, ch. 3 / App. B: DaRRM's LP at large K by constraint generation
     darrm_teachers_003,  # seed 003, §3.7.2: DaRRM vs GNMax on teachers' votes; the printed budgets
     dme_003,            # seed 003, ch. 2: Rand-k, Rand-k-Spatial, Rand-Proj-Spatial (correlated mean estimation)
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level

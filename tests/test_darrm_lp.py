@@ -5,12 +5,18 @@ computation of the output law); the blocked scan against the rows built explicit
 itertools; the memory guard."""
 from __future__ import annotations
 
+import copy
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
 
+from algorithms import darrm
+from engine.kinds.mechanism import run as mechanism_run
+from engine.kinds.mechanism.spec import parse_mechanism
+from tests.helpers import raw, verdicts
 from verifiers.accountants import darrm_lp as cg
 from verifiers.accountants import darrm_privacy as dp
 from verifiers.checks.base import EXACT_REL_SLACK
@@ -89,3 +95,33 @@ def test_the_cache_is_refused_before_allocation():
     with pytest.raises(ValueError, match="cached law entries"):
         cg.groups(dp.corners(0.1, 1e-5), 61)
     assert cg.cache_entries(35, 8) < cg.MAX_CACHE
+
+
+def test_a_scan_missing_the_middle_corners_is_caught_by_lp_large_k(monkeypatch):
+    """Constraint generation over a corner set without Lemma 3.6.1's two middle corners ((e^eps + Delta)/(e^eps + 1),
+    ...) finds gamma = 1 feasible; the i.i.d. and random-configuration judges (darrm_privacy's own corners and laws)
+    see the plain majority's loss above m eps."""
+    real = dp.corners
+    monkeypatch.setattr(cg, "corners", lambda eps, Delta: real(eps, Delta)[:-2])
+    r = copy.deepcopy(raw("darrm_lp_k101"))
+    r["params"].update({"K": 21, "m": 3})
+    r.pop("sweep")
+    r["trials"] = 200
+    r.pop("expect")
+    res = mechanism_run.run(parse_mechanism(r, "darrm_lp_k101.yaml"))
+    assert verdicts(res) == {"gamma_opt": "fail"} and "loss" in res["checks"][0]["summary"]
+
+
+@pytest.mark.slow
+def test_k35_with_delta_is_solved_and_private_in_minutes():
+    """Table B.1's K = 35 with Delta > 0 (26,978,328 multisets): solved, every row within the budget (the scan), the
+    i.i.d. judge within m eps, no worse than gamma_Sub."""
+    K, m, eps, Delta = 35, 3, 0.1, 1e-5
+    delta = _delta(m, Delta)
+    t0 = time.perf_counter()
+    got = cg.optimal_gamma_cg(K, m, eps, Delta, delta)
+    assert time.perf_counter() - t0 < 600 and got.multisets == math.comb(K + 7, 7)
+    assert got.max_f <= got.rhs * (1 + 1e-12)
+    assert dp.iid_epsilon(K, eps, Delta, got.gamma, delta, 2000)[0] <= m * eps * (1 + EXACT_REL_SLACK)
+    w = dp.prior_weights(K)
+    assert dp.prior_error(got.gamma, w) <= dp.prior_error(darrm.gamma_sub(K, m), w)

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linprog
-from scipy.stats import binom
 
 from verifiers.accountants.darrm_privacy import corners, prior_weights
 
@@ -32,6 +31,7 @@ MAX_BLOCK = 2_000_000         # entries of one block of the scan (two float64 ar
 MAX_CACHE = 25_000_000        # float64 entries of the groups' cached laws (200 MB; K = 35 with Delta > 0 needs 9.5 M)
 ADD_PER_ROUND = 40            # rows added per round: the most violated multisets of the scan
 MAX_ROUNDS = 200
+HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 VIOLATION = 1e-9              # a row violated by more than this (relative to the right side) enters the working set
 
 
@@ -44,14 +44,27 @@ def compositions(n: int, g: int) -> np.ndarray:
     return np.concatenate(out)
 
 
-def group_laws(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+def binomial_table(n: int, q: float) -> np.ndarray:
+    """T[k, j] = Bin(k, q)(j) for k, j = 0..n, by Pascal's recurrence Bin(k+1) = (1-q) Bin(k) + q shift(Bin(k))
+    (non-negative terms only: every entry to a few ulps relative, tiny tails included)."""
+    T = np.zeros((n + 1, n + 1))
+    T[0, 0] = 1.0
+    for k in range(n):
+        T[k + 1, : k + 1] = (1 - q) * T[k, : k + 1]
+        T[k + 1, 1: k + 2] += q * T[k, : k + 1]
+    return T
+
+
+def group_laws(counts: np.ndarray, probs: np.ndarray, tables: list[np.ndarray] | None = None) -> np.ndarray:
     """The law of the number of ones among sum(counts[r]) independent bits, counts[r, j] of them with probability
-    probs[j]: the convolution of the Bin(counts[r, j], probs[j]) pmfs (scipy's log-space pmf), one row per r."""
+    probs[j]: the convolution of the Bin(counts[r, j], probs[j]) pmfs, one row per r. ``tables``: each probability's
+    ``binomial_table`` of at least that size, when the caller has them."""
     n = int(counts[0].sum()) if counts.size else 0
     out = np.zeros((counts.shape[0], n + 1))
     out[:, 0] = 1.0
     for j, q in enumerate(probs):
-        pm = binom.pmf(np.arange(n + 1)[None, :], counts[:, j:j + 1], float(q))     # (R, n+1), 0 beyond counts
+        tab = binomial_table(n, float(q)) if tables is None else tables[j]
+        pm = tab[counts[:, j], : n + 1]                         # (R, n+1), 0 beyond counts[r, j]
         nxt = np.zeros_like(out)
         for k in range(n + 1):            # out * pm as polynomials, truncated at degree n (the sum stays <= n)
             nxt[:, k:] += out[:, : n + 1 - k] * pm[:, k:k + 1]
@@ -105,13 +118,14 @@ def groups(cs: np.ndarray, K: int) -> Groups:
     if need > MAX_CACHE:
         raise ValueError(f"K = {K} with {cs.shape[0]} corners needs {need} cached law entries (allowed: {MAX_CACHE})")
     gA = cs.shape[0] // 2
+    tabs = [[binomial_table(K, float(q)) for q in cs[:, side]] for side in (0, 1)]     # per side, per corner
 
-    def laws(n: int, part: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        comp = compositions(n, g)
-        return comp, group_laws(comp, part[:, 0]), group_laws(comp, part[:, 1])
+    def laws(n: int, sl: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        comp = compositions(n, len(range(cs.shape[0])[sl]))
+        return (comp, group_laws(comp, cs[sl, 0], tabs[0][sl]), group_laws(comp, cs[sl, 1], tabs[1][sl]))
 
-    return Groups(cs, K, [laws(n, cs[:gA], gA) for n in range(K + 1)],
-                  [laws(n, cs[gA:], cs.shape[0] - gA) for n in range(K + 1)])
+    return Groups(cs, K, [laws(n, slice(0, gA)) for n in range(K + 1)],
+                  [laws(n, slice(gA, None)) for n in range(K + 1)])
 
 
 def scan(gr: Groups, gamma: np.ndarray, em: float, threshold: float, keep: int) -> Scan:
@@ -172,8 +186,10 @@ class OptimalCG:
 
 
 def _solve(A: np.ndarray, rhs: float, c: np.ndarray) -> tuple[np.ndarray, str]:
+    """HiGHS on the working rows, at its tightest tolerances (1e-10): with the default dual tolerance (1e-7) the
+    variables whose prior weight is below it (c_l ~ 1e-13 in the tails at K = 101) are left anywhere in [0, 1]."""
     res = linprog(-c, A_ub=A if A.size else None, b_ub=np.full(A.shape[0], rhs) if A.size else None,
-                  bounds=[(0.0, 1.0)] * c.size, method="highs")
+                  bounds=[(0.0, 1.0)] * c.size, method="highs", options=HIGHS_OPTIONS)
     if res.x is None:
         raise ValueError(f"the LP for gamma_opt failed: {res.message}")
     return np.clip(res.x, 0.0, 1.0), str(res.message)
@@ -184,17 +200,20 @@ def full_gamma(x: np.ndarray, K: int) -> np.ndarray:
 
 
 def optimal_gamma_cg(K: int, m: float, eps: float, Delta: float, delta: float, *,
-                     prior: np.ndarray | None = None) -> OptimalCG:
+                     prior: np.ndarray | None = None, gr: Groups | None = None) -> OptimalCG:
     """gamma_opt of the LP (3.2)-(3.3) (L931-939) over every corner multiset, by constraint generation: solve on the
     working set (initially empty: gamma = 1), scan every multiset, add the ADD_PER_ROUND most violated, repeat until
     none exceeds the right side by more than VIOLATION (relative). The solution is then scaled by
     min(1, rhs / max f) with max f from a last full scan, so every row holds in floating point. ``prior``: the
-    objective's coefficients (default: the chapter's uniform prior on [0.5, 1]^K, ``prior_weights``)."""
+    objective's coefficients (default: the chapter's uniform prior on [0.5, 1]^K, ``prior_weights``); ``gr``: the
+    corner groups' laws when the caller has them (``groups(corners(eps, Delta), K)``)."""
     if K < 1 or K % 2 == 0:
         raise ValueError(f"DaRRM needs an odd number of mechanisms K >= 1 (K = {K})")
     t0 = time.perf_counter()
     cs = corners(eps, Delta)
-    gr = groups(cs, K)
+    gr = groups(cs, K) if gr is None else gr
+    if gr.K != K or not np.array_equal(gr.cs, cs):
+        raise ValueError("the groups passed are for other corners or another K")
     em = math.exp(m * eps)
     rhs = em - 1 + 2 * delta
     c = prior_weights(K) if prior is None else np.asarray(prior, dtype=np.float64)

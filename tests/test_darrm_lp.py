@@ -93,7 +93,7 @@ def test_a_working_set_left_incomplete_is_not_private():
 
 def test_the_cache_is_refused_before_allocation():
     with pytest.raises(ValueError, match="cached law entries"):
-        cg.groups(dp.corners(0.1, 1e-5), 61)
+        cg.groups(dp.corners(0.1, 1e-5), 61)          # 135 M entries
     assert cg.cache_entries(35, 8) < cg.MAX_CACHE
 
 

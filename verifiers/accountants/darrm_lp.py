@@ -28,8 +28,9 @@ from scipy.optimize import linprog
 from verifiers.accountants.darrm_privacy import corners, prior_weights
 
 MAX_BLOCK = 2_000_000         # entries of one block of the scan (two float64 arrays of this size: 32 MB)
-MAX_CACHE = 25_000_000        # float64 entries of the groups' cached laws (200 MB; K = 35 with Delta > 0 needs 9.5 M)
-ADD_PER_ROUND = 40            # rows added per round: the most violated multisets of the scan
+MAX_CACHE = 64_000_000        # float64 entries of the groups' cached laws (512 MB; K = 35 with Delta > 0 needs 9.5 M, K = 51 57 M)
+ADD_PER_ROUND = 120           # rows added per round: the most violated multisets of the scan
+PER_BLOCK = 4                 # at most this many of them from one split n_A, n_B of the corners
 MAX_ROUNDS = 200
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 VIOLATION = 1e-9              # a row violated by more than this (relative to the right side) enters the working set
@@ -128,9 +129,11 @@ def groups(cs: np.ndarray, K: int) -> Groups:
                   [laws(n, slice(gA, None)) for n in range(K + 1)])
 
 
-def scan(gr: Groups, gamma: np.ndarray, em: float, threshold: float, keep: int) -> Scan:
+def scan(gr: Groups, gamma: np.ndarray, em: float, threshold: float, keep: int, per_block: int | None = None) -> Scan:
     """f(multiset; gamma) = E[h(L)] - em E[h(L')] over every multiset of K of the corners, in blocks of at most
-    MAX_BLOCK entries: the maximum, and up to ``keep`` multisets with f > threshold, most violated first."""
+    MAX_BLOCK entries: the maximum, and up to ``keep`` multisets with f > threshold, most violated first, at most
+    ``per_block`` of them (default: ``keep``) from one block (one split n_A, n_B: spreads the rows over the region)."""
+    per_block = keep if per_block is None else per_block
     t0 = time.perf_counter()
     K = gr.K
     h = _h(np.asarray(gamma, dtype=np.float64))
@@ -153,7 +156,7 @@ def scan(gr: Groups, gamma: np.ndarray, em: float, threshold: float, keep: int) 
             if keep and f[i, j] > threshold:
                 over = np.argwhere(f > threshold)
                 vals = f[over[:, 0], over[:, 1]]
-                order = np.argsort(-vals)[:keep]
+                order = np.argsort(-vals)[:per_block]
                 top += [Violation(float(vals[k]), tuple(int(c) for c in np.concatenate([ca[s + over[k, 0]],
                                                                                          cb[over[k, 1]]])))
                         for k in order]
@@ -225,7 +228,7 @@ def optimal_gamma_cg(K: int, m: float, eps: float, Delta: float, delta: float, *
     x = np.ones(c.size)
     for _ in range(MAX_ROUNDS):
         x, status = _solve(A, rhs, c)
-        sc = scan(gr, full_gamma(x, K), em, rhs * (1 + VIOLATION), ADD_PER_ROUND)
+        sc = scan(gr, full_gamma(x, K), em, rhs * (1 + VIOLATION), ADD_PER_ROUND, PER_BLOCK)
         scan_s += sc.seconds
         history.append((sc.worst.value - rhs) / rhs)
         new = [v.counts for v in sc.top if v.counts not in set(working)]

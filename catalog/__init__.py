@@ -18,8 +18,10 @@ from catalog import (
     cldp_fig3_001,
     darrm_003,
     darrm_composition_003,
+    darrm_lp_003,
     darrm_priors_003,
     darrm_sampled_003,
+    darrm_teachers_003,
     dme_003,
     element_002,
     element_composition_002,
@@ -75,6 +77,8 @@ MECHANISM_MODULES = (
     darrm_sampled_003,  # seed 003, ch. 3: DaRRM sampled: audit at the exact worst corner pair, simulated error
     darrm_composition_003,  # seed 003, ch. 3: Table B.1 and the query totals by Thm 3.3.3, against the optimum
     darrm_priors_003,   # seed 003, ch. 3: Fig. B.7, gamma optimised under the priors T_U and T_P
+    darrm_lp_003,       # seed 003, ch. 3 / App. B: DaRRM's LP at large K by constraint generation
+    darrm_teachers_003,  # seed 003, §3.7.2: DaRRM vs GNMax on teachers' votes; the printed budgets
     dme_003,            # seed 003, ch. 2: Rand-k, Rand-k-Spatial, Rand-Proj-Spatial (correlated mean estimation)
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
     element_sum_002,    # seed 002, Cor 2.4-2.5, Cor 3.1-3.2, Eq. (16): the subsampled Gaussian element sum (4)

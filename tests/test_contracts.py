@@ -233,6 +233,13 @@ FAILING_TESTS = {
     "darrm_general_composition": "tests/test_darrm_composition.py::test_sqrt_k_for_sqrt_2k_is_caught_by_darrm_general_composition",
     # verifiers/checks/darrm_priors.py (seed 003's Fig. B.7: gamma optimised under the priors T_U and T_P)
     "darrm_prior_choice": "tests/test_darrm_priors.py::test_t_p_integrated_over_t_us_interval_is_caught_by_darrm_prior_choice",
+    # verifiers/checks/darrm_teachers.py (seed 003's private label prediction, §3.7.2, and its printed budgets)
+    "teachers_vs_gnmax": "tests/test_darrm_teachers.py::test_too_little_gnmax_noise_is_caught_by_teachers_vs_gnmax",
+    "teachers_vs_sub": "tests/test_darrm_teachers.py::test_a_shrunk_gamma_opt_is_caught_by_teachers_vs_sub",
+    "pate_budget_totals": "tests/test_darrm_teachers.py::test_simple_composition_is_caught_by_pate_budget_totals",
+    "gnmax_calibration": "tests/test_darrm_teachers.py::test_a_log10_in_the_gnmax_grid_is_caught_by_gnmax_calibration",
+    # verifiers/checks/darrm_lp.py (seed 003's DaRRM LP at large K by constraint generation)
+    "lp_large_k": "tests/test_darrm_lp.py::test_a_scan_missing_the_middle_corners_is_caught_by_lp_large_k",
     # verifiers/checks/element.py (seed 002's heavy hitters and clipped histogram)
     "element_privacy": "tests/test_element.py::test_planted_halved_sensitivity_caught_by_element_privacy",
     "element_audit": "tests/test_element.py::test_planted_noise_on_the_wrong_scale_caught_by_the_audit",

@@ -20,6 +20,8 @@ import dp_accounting
 import numpy as np
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
+from verifiers.accountants import darrm_composition
+
 
 def dpsgd_epsilon(q: float, steps: int, sigma: float, Delta: float) -> float:
     """epsilon at Delta of ``steps`` Poisson-sampled (probability q) Gaussian steps, noise multiplier sigma (RDP)."""
@@ -32,16 +34,13 @@ def dpsgd_epsilon(q: float, steps: int, sigma: float, Delta: float) -> float:
 
 
 def general_composition(eps: float, delta: float, k: int, delta_prime: float) -> tuple[float, float]:
-    """Thm 3.3.3 (L817-821): (eps', 1 - (1 - delta)^k (1 - delta')) for k-fold composition of (eps, delta)-DP."""
-    if not (k >= 1 and eps >= 0 and 0 <= delta < 1 and 0 < delta_prime < 1):
-        raise ValueError(f"general composition needs k >= 1, eps >= 0, 0 <= delta < 1, 0 < delta' < 1 "
+    """Thm 3.3.3 (L817-821): (eps', 1 - (1 - delta)^k (1 - delta')) for k-fold composition of (eps, delta)-DP, as
+    verifiers/accountants/darrm_composition.py computes it (one copy of the theorem)."""
+    if not (k >= 1 and eps > 0 and 0 <= delta < 1 and 0 < delta_prime < 1):
+        raise ValueError(f"general composition needs k >= 1, eps > 0, 0 <= delta < 1, 0 < delta' < 1 "
                          f"(k = {k}, eps = {eps}, delta = {delta}, delta' = {delta_prime})")
-    drift = math.tanh(eps / 2) * eps * k                       # (e^eps - 1) / (e^eps + 1) = tanh(eps / 2)
-    e1 = k * eps
-    e2 = drift + eps * math.sqrt(2 * k * math.log(math.e + math.sqrt(k * eps**2) / delta_prime))
-    e3 = drift + eps * math.sqrt(2 * k * math.log(1 / delta_prime))
-    d = -math.expm1(k * math.log1p(-delta) + math.log1p(-delta_prime))
-    return min(e1, e2, e3), d
+    return darrm_composition.general_epsilon(eps, k, delta_prime)[0], darrm_composition.general_delta(delta, k,
+                                                                                                      delta_prime)
 
 
 def gnmax_sigma(eps: float, delta: float, *, lam_max: float = 500.0, step: float = 0.5) -> tuple[float, float]:

@@ -27,7 +27,7 @@ from pydantic import Field
 
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_composition as dc
-from verifiers.checks.darrm_composition import DARRM_COMPOSITION_CHECKS
+from verifiers.checks.darrm_composition import DARRM_COMPOSITION_CHECKS, DARRM_COMPOSITION_RULES
 
 # Table B.1 (L3525-3533), as printed: M -> (m, m eps, delta); tau and lambda are the same in every column
 TABLE_B1_SETTING = {"K": 35, "eps": 0.1, "Delta": 1e-5, "delta_prime": 0.1}       # L3533
@@ -207,7 +207,8 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003, App. B.4 'Comparison Using General Composition' (L3500-3533): Table B.1 with Thm 3.3.3 "
                  "(L817-819)",
         params=TableB1Params, sweepable=("M", "K", "eps", "Delta", "delta_prime"), whole=("M", "K"), rules=b1_rules,
-        run_point=b1_point, checks=DARRM_COMPOSITION_CHECKS, threat_model="central", report=b1_report),
+        run_point=b1_point, checks=DARRM_COMPOSITION_CHECKS, threat_model="central", report=b1_report,
+        check_rules=DARRM_COMPOSITION_RULES),
     MechanismEntry(
         name="darrm_query_totals",
         description="seed 003's total privacy over Q teacher queries (Tables 3.2 / B.3 / B.5 / B.7) by Thm 3.3.3, "
@@ -215,5 +216,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003, §3.7.2 (L1000-1042) and App. B.4.1 (L3606-3729): per-query (m eps_t, m Delta_t), Q queries by Thm "
                  "3.3.3 (L817-819) with delta' = 1e-4; Tables 3.2, B.3, B.5, B.7",
         params=TotalsParams, sweepable=("m", "delta_prime"), whole=("m",), rules=lambda p: None,
-        run_point=totals_point, checks=DARRM_COMPOSITION_CHECKS, threat_model="central", report=totals_report),
+        run_point=totals_point, checks=DARRM_COMPOSITION_CHECKS, threat_model="central", report=totals_report,
+        check_rules=DARRM_COMPOSITION_RULES),
 )

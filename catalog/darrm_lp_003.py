@@ -24,7 +24,7 @@ from algorithms import darrm
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_lp
 from verifiers.accountants import darrm_privacy as dp
-from verifiers.checks.darrm_lp import LP_CHECKS
+from verifiers.checks.darrm_lp import LP_CHECKS, LP_RULES
 
 
 class LpParams(MechanismParams):
@@ -118,5 +118,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003, chapter 3: the LP (3.2)-(3.3) (L931-939), Lemma 3.4.4 (L897-903), Lemma 3.6.1 (L961-967); "
                  "Fig. B.5 / B.6 (L3542-3586)",
         params=LpParams, sweepable=("K", "m", "eps", "Delta"), whole=("K", "m"), rules=rules, run_point=run_point,
-        checks=LP_CHECKS, threat_model="central", report=report),
+        checks=LP_CHECKS, threat_model="central", report=report, check_rules=LP_RULES),
 )

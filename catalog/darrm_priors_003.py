@@ -24,7 +24,7 @@ from catalog import darrm_003
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_priors as pr
 from verifiers.accountants import darrm_privacy as dp
-from verifiers.checks.darrm_priors import DARRM_PRIOR_CHECKS
+from verifiers.checks.darrm_priors import DARRM_PRIOR_CHECKS, DARRM_PRIOR_RULES
 
 PRIOR_U = (0.5, 1.0)         # B.61 (L3406): T_U's objective integrates p_i over [0.5, 1]
 PRIOR_P = (0.7, 1.0)         # B.62 (L3572): T_P's objective integrates p_i over [0.7, 1]
@@ -114,5 +114,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003, App. B.4 'Comparison Using Different Prior Distributions' (L3557-3604): B.61 (L3406), B.62 "
                  "(L3572), setting L3574, actual distributions L3588-3597, expectation L3599, Fig. B.7 (L3604)",
         params=PriorParams, sweepable=("m", "K", "eps", "lo", "hi"), whole=("m", "K"), rules=rules,
-        run_point=run_point, checks=DARRM_PRIOR_CHECKS, threat_model="central", report=report),
+        run_point=run_point, checks=DARRM_PRIOR_CHECKS, threat_model="central", report=report, check_rules=DARRM_PRIOR_RULES),
 )

@@ -25,7 +25,7 @@ from algorithms import darrm, darrm_sampler
 from catalog import darrm_003
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_privacy as dp
-from verifiers.checks.darrm_sampled import DARRM_SAMPLED_CHECKS
+from verifiers.checks.darrm_sampled import DARRM_SAMPLED_CHECKS, DARRM_SAMPLED_RULES
 
 MAX_MULTISETS = 50_000           # corner multisets of one point (K = 11 with Delta > 0: 31824)
 IID_P = (0.3, 0.45, 0.5, 0.55, 0.7)      # OUR CHOICE: i.i.d. configurations of the utility simulation
@@ -184,5 +184,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "audited pair; Def 3.3.4 (L826-830) and Eq. B.56 (L3358) for the error; gamma_Sub (Lemma 3.4.1, "
                  "L849-857), RR (Lemma B.1.1, L2364-2368), gamma_opt (the LP, L931-939)",
         params=SampledParams, sweepable=("K", "m", "eps", "Delta"), whole=("K", "m"), rules=rules, run_point=run_point,
-        checks=DARRM_SAMPLED_CHECKS, threat_model="central", report=report),
+        checks=DARRM_SAMPLED_CHECKS, threat_model="central", report=report, check_rules=DARRM_SAMPLED_RULES),
 )

@@ -14,10 +14,20 @@
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import EXACT_ABS_SLACK, EXACT_REL_SLACK, CheckResult, decided, exact_result, exceeds
+from verifiers.accountants.darrm_composition import PLD_INTERVAL
+from verifiers.checks.base import (
+    EXACT_ABS_SLACK,
+    EXACT_REL_SLACK,
+    CheckResult,
+    Rule,
+    compare,
+    decided,
+    exact_result,
+    exceeds,
+)
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
 CITE_PRINTED = (f"{SEED}: the numbers printed in Table B.1 (L3525-3533) or Tables 3.2 / B.3 / B.5 / B.7 (L1035-1042, "
@@ -91,3 +101,27 @@ DarrmCompositionCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 DARRM_COMPOSITION_CHECKS: Registry[DarrmCompositionCheckFn] = Registry("DaRRM composition check kind")
 DARRM_COMPOSITION_CHECKS.add("darrm_printed_numbers", darrm_printed_numbers)
 DARRM_COMPOSITION_CHECKS.add("darrm_general_composition", darrm_general_composition)
+
+
+def _printed_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: abs(x["difference"]) / x["tolerance"])
+    return Rule("fail iff some printed number differs from our evaluation of its formula by more than one unit of its "
+                "last printed digit; pass otherwise (exact)",
+                f"largest |ours - printed| = {abs(w['difference']) / w['tolerance']:.3g} units ({w['quantity']} at "
+                f"{w['point']})", "fail" if any(not x["within"] for x in r["rows"]) else "pass")
+
+
+def _general_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["exact_over_theorem"])
+    below = any(exceeds(x["exact_eps"], x["theorem_eps"]) for x in r["rows"])
+    apart = any(not -EXACT_REL_SLACK * x["exact_eps"] - EXACT_ABS_SLACK <= x["pld_eps"] - x["exact_eps"]
+                <= x["k"] * PLD_INTERVAL + EXACT_REL_SLACK * x["exact_eps"] + EXACT_ABS_SLACK for x in r["rows"])
+    side = "fail" if below or apart else "pass"
+    return Rule("fail iff Thm 3.3.3's eps' is below the exact optimal composition at the same total delta (or the exact "
+                "optimum and dp-accounting's PLD disagree beyond its discretisation); pass otherwise (exact)",
+                f"largest optimum / eps' {w['exact_over_theorem']:.3g} ({compare(w['exact_eps'], w['theorem_eps'])[0]})",
+                side)
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DARRM_COMPOSITION_RULES = {"darrm_printed_numbers": _printed_rule, "darrm_general_composition": _general_rule}

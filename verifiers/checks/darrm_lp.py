@@ -17,10 +17,10 @@ parameters, so those points cite nothing.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from algorithms.registry import Registry
-from verifiers.checks.base import EXACT_REL_SLACK, CheckResult, cited_result, decided, exceeds
+from verifiers.checks.base import EXACT_REL_SLACK, CheckResult, Rule, cited_result, decided, exceeds
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
 CITE = (f"{SEED}: the LP (3.2)-(3.3) (L931-939) over Lemma 3.6.1's corner multisets (L961-967), solved by constraint "
@@ -84,3 +84,24 @@ def lp_large_k(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
 LpCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 LP_CHECKS: Registry[LpCheckFn] = Registry("DaRRM LP check kind")
 LP_CHECKS.add("lp_large_k", lp_large_k)
+
+
+def _lp_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    bad, lead = False, []
+    for x in r["rows"]:
+        others = [v for k, v in x.items() if k.startswith("prior_error_") and k not in ("prior_error_opt",
+                                                                                          "prior_error_full_lp")]
+        lead.append((min(others) - x["prior_error_opt"], x["point"]))
+        bad |= (x["max_f_over_rhs"] > 1 + EXACT_REL_SLACK or exceeds(x["iid"], x["claim"])
+                or exceeds(x["interior_max"], x["claim"]) or x["prior_error_opt"] > min(others) + LP_SLACK
+                or ("prior_error_full_lp" in x and abs(x["prior_error_full_lp"] - x["prior_error_opt"]) > FULL_SLACK))
+    gap, at = min(lead)
+    return Rule("fail iff gamma_opt exceeds its budget on some corner multiset (the scan) or at the i.i.d. grid or a "
+                "random configuration (independent code), errs more than a private baseline, is not 0 under pure DP "
+                "once m >= (K+1)/2, or differs from the full LP where solved; pass otherwise (exact)",
+                f"smallest lead over the best private baseline {gap:.3g} (at {at}); largest row "
+                f"{max(x['max_f_over_rhs'] for x in r['rows']):.10g} x the budget", "fail" if bad else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+LP_RULES = {"lp_large_k": _lp_rule}

@@ -14,7 +14,7 @@ A point whose actual distribution is none of the thesis's three is not judged (i
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from scipy.stats import norm
 
@@ -23,9 +23,11 @@ from verifiers.checks.base import (
     EXACT_ABS_SLACK,
     EXACT_REL_SLACK,
     CheckResult,
+    Rule,
     cited_result,
     combine_verdicts,
     exceeds,
+    side_of,
 )
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
@@ -99,3 +101,17 @@ def darrm_prior_choice(check: Any, mechanism: str, points: list[dict]) -> CheckR
 DarrmPriorCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 DARRM_PRIOR_CHECKS: Registry[DarrmPriorCheckFn] = Registry("DaRRM prior check kind")
 DARRM_PRIOR_CHECKS.add("darrm_prior_choice", darrm_prior_choice)
+
+
+def _prior_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    main = [x for x in r["rows"] if x["prior_claim"]] or r["rows"]
+    w = main[0]
+    return Rule(f"per comparison: the claimed strict order of the two errors (exact where Eq. B.56 keeps one sign, else "
+                f"a paired Monte Carlo difference with Bonferroni over the comparisons at {r['confidence']:g}): pass iff "
+                f"it holds, fail iff the reverse (or equality, exactly) holds; and both optimised gammas exactly m "
+                f"eps-private", f"E(opt-P) - E(opt-U) = {w['difference']:+.3g} ({w['want']} claimed, {w['method']}, "
+                f"{w['actual']})", side_of(r["rows"]))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DARRM_PRIOR_RULES = {"darrm_prior_choice": _prior_rule}

@@ -18,13 +18,13 @@ runs' counts in, verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cde
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from scipy.stats import norm
 
 from algorithms.registry import Registry
 from verifiers.audit import clopper_pearson_upper, counts_lower_bound, largest_lower_bound
-from verifiers.checks.base import EXACT_ABS_SLACK, EXACT_REL_SLACK, CheckResult, cited_result, exceeds
+from verifiers.checks.base import EXACT_ABS_SLACK, EXACT_REL_SLACK, CheckResult, Rule, cited_result, compare, exceeds
 
 SEED = "seed 003 (Jiang, thesis ch. 3)"
 CITE_AUDIT = (f"{SEED}: DaRRM (Alg. 1, L865-880) sampled at the worst pair of Lemma 3.6.1's corners (L961-967); the "
@@ -120,3 +120,25 @@ DarrmSampledCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 DARRM_SAMPLED_CHECKS: Registry[DarrmSampledCheckFn] = Registry("DaRRM sampled check kind")
 DARRM_SAMPLED_CHECKS.add("darrm_audit", darrm_audit)
 DARRM_SAMPLED_CHECKS.add("darrm_utility_sim", darrm_utility_sim)
+
+
+def _audit_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["audit_lower"] / x["claim"])
+    bad = any(x["audit_lower"] > x["claim"] or exceeds(x["audit_lower"], x["exact"]) for x in r["rows"])
+    return Rule(f"fail iff the Clopper-Pearson epsilon lower bound ({r['confidence']:g}) of the sampled mechanism at its "
+                f"exact worst corner pair (the test fixed before the runs) exceeds the claimed m eps or the exact "
+                f"epsilon at some point; pass otherwise (one-sided: no leak found)",
+                f"lower bound {compare(w['audit_lower'], w['claim'])[0]} (claimed; exact {w['exact']:.4g}, at most "
+                f"{w['largest_possible']:.3g} could show) at {w['point']}", "fail" if bad else "pass")
+
+
+def _utility_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    outside = [x for x in r["rows"] if not x["lower"] <= x["exact_b56"] <= x["upper"]]
+    return Rule("pass iff at every (configuration, gamma) the simulated error's two-sided interval (Bonferroni over the "
+                "rows) contains Eq. B.56's exact value and |B.56| equals the exact error; fail otherwise",
+                f"largest |z| {float(r['measured']):.3g} against {float(r['bound']):.3g}; {len(outside)} of "
+                f"{len(r['rows'])} rows outside", "fail" if outside else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DARRM_SAMPLED_RULES = {"darrm_audit": _audit_rule, "darrm_utility_sim": _utility_rule}

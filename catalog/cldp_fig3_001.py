@@ -39,7 +39,7 @@ from algorithms.streams import TrialStreams
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import shuffle_baselines as sb
 from verifiers.accountants import subsampled_shuffle as ss
-from verifiers.checks.cldp_fig3 import FIG3_CLDP_CHECKS
+from verifiers.checks.cldp_fig3 import FIG3_CLDP_CHECKS, FIG3_CLDP_RULES
 
 CONVENTIONS = sb.CONVENTIONS
 BASELINE_CHOICES = ("unstated", *CONVENTIONS)
@@ -207,7 +207,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 001: Section 4 / Figure 3 (L197-205, L47, L270), Thm 1 (L143-147), Lemma 1 (L80-82), Algorithm 1 "
                  "(L93-116), Thm 3's step (L181)",
         params=Fig3CldpParams, sweepable=("eps",), whole=(), rules=rules, run_point=run_point,
-        checks=FIG3_CLDP_CHECKS, threat_model="shuffle", report=report,
+        checks=FIG3_CLDP_CHECKS, threat_model="shuffle", report=report, check_rules=FIG3_CLDP_RULES,
         data="scikit-learn's 8x8 digits (binary: digit >= 5, a linear model) stand in for MNIST and the network of "
              "Table 1 in the learning runs; the rounds are accounted at the paper's MNIST setting"),
 )

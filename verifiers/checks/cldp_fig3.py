@@ -25,12 +25,12 @@ accuracies of CLDP-SGD runs on the stand-in data stopped at those rounds), verdi
 Pure: numbers in, a CheckResult out."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts
 from verifiers.stats import mean_ci
 
 SEED = "seed 001 (Girgis, Data & Diggavi)"
@@ -189,3 +189,46 @@ def budget_within_run(check: Any, mechanism: str, points: list[dict]) -> CheckRe
 FIG3_CLDP_CHECKS: Registry = Registry.of("seed 001 Figure 3 check kind", (
     ("accuracy_order", accuracy_order), ("accuracy_rises", accuracy_rises), ("baseline_epsilon", baseline_epsilon),
     ("budget_within_run", budget_within_run)))
+
+
+def _order_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    by_eps: dict[float, list] = {}
+    for x in rows:
+        by_eps.setdefault(x["eps"], []).append(x)
+    sides = []
+    for group in by_eps.values():
+        signs = {(x["rounds Thm 1"] > x["rounds baseline"]) - (x["rounds Thm 1"] < x["rounds baseline"]) for x in group}
+        if 1 in signs and -1 in signs:
+            continue                         # the conventions disagree on which accounting allows more: not judged
+        sides.append("fail" if any(x["upper"] < 0 for x in group) else
+                     "pass" if all(x["lower"] > 0 for x in group) else "undecided")
+    side = "fail" if "fail" in sides else "pass" if sides and all(v == "pass" for v in sides) else "undecided"
+    judged = [x for x in rows if x["eps"] in {e for e, g in by_eps.items()
+                                              if len({(y["rounds Thm 1"] > y["rounds baseline"]) for y in g}) == 1}]
+    w = min(judged or rows, key=lambda x: x["lower"])
+    return Rule("per budget where both baseline conventions agree on which accounting allows more rounds: the Thm 1 "
+                "run's test accuracy minus the baseline run's (paired, Student, Bonferroni): pass iff every interval is "
+                "above 0, fail iff one is below 0; budgets where the conventions disagree are not judged",
+                f"lowest interval [{w['lower']:+.4f}, {w['upper']:+.4f}] (eps {w['eps']:g}, {w['convention']})", side)
+
+
+def _rises_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = min(r["rows"], key=lambda x: x["lower"])
+    return Rule("accuracy after the most rounds minus after the fewest (paired, Student, Bonferroni): pass iff every "
+                "interval is above 0, fail iff one is below 0",
+                f"lowest interval [{w['lower']:+.4f}, {w['upper']:+.4f}] (eps {w['eps']:g})",
+                "fail" if any(x["upper"] < 0 for x in r["rows"]) else
+                "pass" if all(x["lower"] > 0 for x in r["rows"]) else "undecided")
+
+
+def _within_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["rounds Thm 1"] / x["run length"])
+    return Rule("pass iff at every budget Thm 1's epsilon reaches it within the run (1 <= rounds allowed <= the run's "
+                "length); fail otherwise (exact)", f"{w['rounds Thm 1']} of {w['run length']} rounds (eps {w['eps']:g})",
+                "pass" if all(x["within"] for x in r["rows"]) else "fail")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+# (baseline_epsilon's tolerance is the spec's parameter, not stored with the result: its rule stays in its section)
+FIG3_CLDP_RULES = {"accuracy_order": _order_rule, "accuracy_rises": _rises_rule, "budget_within_run": _within_rule}

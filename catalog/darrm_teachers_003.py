@@ -37,7 +37,7 @@ from algorithms import darrm, teachers
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
 from verifiers.accountants import darrm_lp
 from verifiers.accountants import darrm_teachers as acct
-from verifiers.checks.darrm_teachers import BUDGET_CHECKS, TEACHER_CHECKS
+from verifiers.checks.darrm_teachers import BUDGET_CHECKS, TEACHER_CHECKS, TEACHER_RULES
 from verifiers.threat_models import Neighbouring
 
 QUERIES = (20, 50, 100)       # Q of Table 3.1 (L1028)
@@ -276,6 +276,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                  "gamma_Sub (Lemma 3.4.1, L849-857), the LP (3.2)-(3.3) (L931-939)",
         params=TeacherParams, sweepable=("m", "sigma", "q", "epochs", "lr"), whole=("m",), rules=teacher_rules,
         run_point=run_teachers, checks=TEACHER_CHECKS, threat_model="central", report=report_teachers,
+        check_rules=TEACHER_RULES,
         relations=(RECORD_ADD_REMOVE,),
         data="scikit-learn's digits 5 vs 8 (dataset digits58) or two Gaussian classes at MNIST 5-vs-8's sizes "
              "(dataset mixture), standing in for MNIST / Fashion-MNIST classes 5 vs 8 (§3.7.2, L1024-1026)"),
@@ -285,5 +286,5 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003: Thm 3.3.3 (L817-821), Table 3.2 (L1034-1042), Tables B.3 / B.5 / B.7 (L3680-3729), "
                  "B.4.1 and Table B.2 (L3616-3635)",
         params=BudgetParams, sweepable=("m",), whole=("m",), rules=budget_rules, run_point=run_budget,
-        checks=BUDGET_CHECKS, threat_model="central", report=report_budget),
+        checks=BUDGET_CHECKS, check_rules=TEACHER_RULES, threat_model="central", report=report_budget),
 )

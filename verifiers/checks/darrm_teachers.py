@@ -23,13 +23,13 @@ Printed budgets (``darrm_pate_budget``), exact:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, decided
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts, decided
 
 SEED = "seed 003 (Jiang, thesis §3.7.2)"
 HEADLINE = ("003 §1.5 / §3.1.1",)
@@ -148,3 +148,36 @@ TEACHER_CHECKS.add("teachers_vs_sub", teachers_vs_sub)
 BUDGET_CHECKS: Registry[TeacherCheckFn] = Registry("DaRRM PATE budget check kind")
 BUDGET_CHECKS.add("pate_budget_totals", pate_budget_totals)
 BUDGET_CHECKS.add("gnmax_calibration", gnmax_calibration)
+
+
+def _ordering_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    w = min(rows, key=lambda x: x["mean_difference"])
+    other = next(k for k in ("gnmax", "sub") if k in w)
+    side = ("fail" if any(x["p_opt_below"] < x["alpha"] for x in rows) else
+            "pass" if all(x["p_opt_above"] < x["alpha"] for x in rows) else "undecided")
+    return Rule(f"per m: a one-sided paired t-test over the teacher sets of DaRRM_opt's expected accuracy minus "
+                f"{other}'s at alpha = {w['alpha']:.2g} (Bonferroni): pass iff opt is significantly above at every m, "
+                f"fail iff significantly below at one", f"smallest difference {w['mean_difference']:+.3f} at m = "
+                f"{w['m']} (opt {w['opt']:.3f} against {w[other]:.3f})", side)
+
+
+def _totals_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["gap"])
+    return Rule("fail iff a printed total (eps, delta) differs from Thm 3.3.3's by more than half a unit of its third "
+                "decimal; pass otherwise (exact)", f"largest gap {w['gap']:.2g} ({w['table']}, {w['data']}, Q = "
+                f"{w['Q']})", "fail" if any(x["gap"] > PRINTED_HALF_UNIT for x in r["rows"]) else "pass")
+
+
+def _gnmax_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    bad = [x for x in r["rows"] if any(abs(c - p) > PRINTED_HALF_UNIT_2 for c, p in zip(x["computed"], x["printed"]))]
+    w = bad[0] if bad else r["rows"][0]
+    return Rule("fail iff App. B.4.1's grid at the printed budget gives a sigma_min or a lambda more than half a unit of "
+                "the second decimal from Table B.2's; pass otherwise (exact)",
+                f"{w['data']}: printed (lambda, sigma_min) {w['printed']}, computed ({w['computed'][0]:.2f}, "
+                f"{w['computed'][1]:.4f})", "fail" if bad else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+TEACHER_RULES = {"teachers_vs_gnmax": _ordering_rule, "teachers_vs_sub": _ordering_rule,
+                 "pate_budget_totals": _totals_rule, "gnmax_calibration": _gnmax_rule}

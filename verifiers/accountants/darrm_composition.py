@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import math
 
-from verifiers.checks.element_composition import rr_epsilon
-
 PLD_INTERVAL = 1e-4          # dp-accounting's value discretisation interval (its default)
 
 
@@ -46,6 +44,10 @@ def general_delta(Delta: float, k: int, delta_prime: float) -> float:
 def exact_epsilon(eps: float, k: int, delta_prime: float) -> float:
     """The optimal epsilon of k-fold (eps, Delta)-DP at total delta 1 - (1 - Delta)^k (1 - delta') (any Delta):
     Kairouz, Oh & Viswanath's exact composition, delta_RR(E) <= delta'."""
+    # imported here: verifiers/checks/element_composition.py holds the exact randomized-response composition, and the
+    # checks package imports this module (a module-level import would be a cycle)
+    from verifiers.checks.element_composition import rr_epsilon
+
     return rr_epsilon(eps, k, delta_prime)
 
 

@@ -38,6 +38,7 @@ from scipy import stats
 
 from algorithms.registry import Registry
 from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.checks.dme_tasks import spatial_vs_randk
 from verifiers.stats import mean_ci, welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 2"
@@ -242,3 +243,4 @@ DME_CHECKS.add("unbiased_estimators", unbiased)
 DME_CHECKS.add("mse_ordering", mse_ordering)
 DME_CHECKS.add("a32_condition", a32_condition)
 DME_CHECKS.add("lemma241", lemma241)
+DME_CHECKS.add("spatial_vs_randk", spatial_vs_randk)     # §2.3.3: verifiers/checks/dme_tasks.py

@@ -66,8 +66,9 @@ def _one_run(p: Mapping[str, Any], X: np.ndarray, t: np.ndarray | None, codecs: 
         Xc = X - X.mean(axis=0)
         Xs = Xc[parts].reshape(-1, X.shape[1])
         _, vecs = np.linalg.eigh(Xs.T @ Xs)
-        v0 = rng.standard_normal(X.shape[1])
-        return dt.power_iteration(Xc, parts, codecs, rngs, p["rounds"], v0 / float(np.linalg.norm(v0)), vecs[:, -1])
+        v0 = rng.standard_normal(size=(X.shape[1],))
+        v0 /= np.linalg.norm(v0)
+        return dt.power_iteration(Xc, parts, codecs, rngs, p["rounds"], v0, vecs[:, -1])
     if p["task"] == "kmeans":
         C0 = X[rng.choice(X.shape[0], CLUSTERS, replace=False)]              # OUR CHOICE: 10 records at random
         return dt.kmeans(X, parts, codecs, rngs, p["rounds"], C0)

@@ -83,7 +83,7 @@ def _run_point(p: dict, trials: int, seq: Any) -> dict:
     n, d, k = X.shape[0], X.shape[1], p["k"]
     R = correlation(X)
     xbar = X.mean(axis=0)
-    s_idx, s_beta, s_rps = (np.random.default_rng(s) for s in seq.spawn(3))
+    s_idx, s_beta, s_rps, s_rot = (np.random.default_rng(s) for s in seq.spawn(4))
     out: dict = {"params": p, "trials": trials, "R": R, "norm2_sum": float(np.sum(X**2)),
                  "xbar_norm2": float(xbar @ xbar), "estimators": {}}
 
@@ -96,12 +96,14 @@ def _run_point(p: dict, trials: int, seq: Any) -> dict:
 
     idx = dme.subsets(s_idx, trials, n, d, k)
     record("rand_k", dme.rand_k(X, idx), (d / k - 1) * float(np.sum(X**2)) / n**2, "Eq. 2.1")
+    H = dme.hadamard(d)
+    record("rand_k_rotated", dme.rand_k_rotated(X, idx, H, s_rot), (d / k - 1) * float(np.sum(X**2)) / n**2,
+           "App. A.1.1: Eq. 2.1 unchanged by a shared rotation")
     for name in SPATIAL:
         T = dme.transform(name, n, R)
         beta = dme.spatial_beta(T, n, d, k)
         record(f"rand_k_spatial_{name}", dme.rand_k_spatial(X, idx, T, beta), dme.spatial_closed_form(X, T, beta, k),
                "Eq. 2.3 with its c1, c2 derived (notes 003a §1.3)")
-    H = dme.hadamard(d)
     Ts = {name: dme.transform(name, n, R) for name in SPATIAL}
     cal, ranks_cal = dme.rps_multi(X, H, k, Ts, trials, s_beta)          # betabar's runs
     run, ranks = dme.rps_multi(X, H, k, Ts, trials, s_rps)                # the measured runs

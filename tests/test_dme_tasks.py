@@ -116,3 +116,20 @@ def test_spatial_vs_randk_passes_and_a_wrong_spatial_normalisation_fails(monkeyp
     real = dme.spatial_beta
     monkeypatch.setattr(dme, "spatial_beta", lambda T, n, d, k: 1.15 * real(T, n, d, k))
     assert spatial_vs_randk(c, "dme", _spatial_points()).verdict == "fail"
+
+
+def test_a_shared_rotation_that_is_not_orthogonal_is_caught_by_mse_identity(monkeypatch):
+    """App. A.1.1: a shared orthogonal rotation leaves Rand-k's MSE at Eq. 2.1 (the rand_k_rotated estimator, judged by
+    mse_identity with the claim 003 App. A.1.1); G scaled by 1.1 (not orthogonal) moves it off."""
+    c = MechanismCheck(id="c", kind="mse_identity", confidence=0.99)
+
+    def pt() -> dict:
+        p = dme_003.DmeParams.model_validate({"d": 64, "n": 4, "k": 3, "vectors": "identical"}).model_dump()
+        return {"value": 4} | dme_003.run_point(p, 1500, np.random.SeedSequence(8))
+
+    ok = dme_003.DME_CHECKS.get("mse_identity")(c, "dme", [pt()])
+    assert ok.verdict == "pass" and "003 App. A.1.1" in ok.claims
+    real = dme.rand_k_rotated
+    monkeypatch.setattr(dme, "rand_k_rotated", lambda X, idx, H, rng: real(X, idx, 1.1 * H, rng))
+    bad = dme_003.DME_CHECKS.get("mse_identity")(c, "dme", [pt()])
+    assert bad.verdict == "fail" and any(r["estimator"] == "rand_k_rotated" and r["verdict"] == "fail" for r in bad.rows)

@@ -42,7 +42,8 @@ from verifiers.checks.dme_tasks import spatial_vs_randk
 from verifiers.stats import mean_ci, welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 2"
-CLAIM = {"rand_k": "003 Eq. 2.1", "rps_one": "003 Thm 2.4.4 / Thm 4.4 (A.3.4), Eq. 2.10"}
+CLAIM = {"rand_k": "003 Eq. 2.1", "rps_one": "003 Thm 2.4.4 / Thm 4.4 (A.3.4), Eq. 2.10",
+         "rand_k_rotated": "003 App. A.1.1"}
 
 
 def mse_identity(check: Any, mechanism: str, points: list[dict]) -> CheckResult:

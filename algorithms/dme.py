@@ -67,7 +67,8 @@ def rand_k_rotated(X: np.ndarray, idx: np.ndarray, H: np.ndarray, rng: np.random
     d = X.shape[1]
     out = np.empty((trials, d))
     for t in range(trials):
-        G = H * (2.0 * rng.integers(0, 2, size=d) - 1.0)[None, :] / math.sqrt(d)
+        signs = 2.0 * rng.integers(0, 2, size=(1, d)) - 1.0
+        G = H * signs / math.sqrt(d)
         out[t] = rand_k(X @ G.T, idx[t:t + 1])[0] @ G
     return out
 

@@ -3,15 +3,15 @@ power iteration, k-means (Lloyd) and linear regression by gradient descent, wher
 compresses its local vector with one of five codecs and the server decodes the mean. Pure numerics, no privacy.
 
 The codecs work on a batch of m independent mean-estimation instances at once, X of shape (m, n, d) (m = 1 for power
-iteration and regression, m = 10 centroids for k-means, each compressed separately, as L666-667 has each client send
+iteration and regression, m = 10 centroids for k-means, each compressed separately, as L668 has each client send
 its local centroids):
 - ``rand_k``: k coordinates uniformly without replacement, decoded (1/n)(d/k) sum_i E_i^T E_i x_i (L531, Eq. 2.1).
-- ``rand_k_spatial_avg``: the same encoding, decoded by Eq. 2.2 (L543) with L650's T(m) = 1 + (n/2)(m-1)/(n-1) and
+- ``rand_k_spatial_avg``: the same encoding, decoded by Eq. 2.2 (L543) with L649's T(m) = 1 + (n/2)(m-1)/(n-1) and
   betabar exact (algorithms/dme.py ``spatial_beta``).
-- ``rps_avg``: Rand-Proj-Spatial(Avg): SRHT G_i = E_i H D_i / sqrt d (Eq. 2.6, L580), decoded by Eq. 2.5 (L568) with
-  the same T on the eigenvalues of S = sum_i G_i^T G_i (L650), through the SVD of the stacked G_i as in
-  algorithms/dme.py; betabar by unbiasedness from independent draws (``rps_beta``), as L662 estimates it from the
-  first iterations (it depends only on n, k, d and T, L662).
+- ``rps_avg``: Rand-Proj-Spatial(Avg): SRHT G_i = E_i H D_i / sqrt d (Eq. 2.6, L583), decoded by Eq. 2.5 (L571) with
+  the same T on the eigenvalues of S = sum_i G_i^T G_i (L649), through the SVD of the stacked G_i as in
+  algorithms/dme.py; betabar by unbiasedness from independent draws (``rps_beta``), as L661 estimates it from the
+  first iterations (it depends only on n, k, d and T, L661).
 - ``rand_k_wangni`` and ``induced``: the seed does not define them. L653 names "non-uniform coordinate-wise gradient
   sparsification [135] (we call it Rand-k(Wangni))" and "the Induced compressor with Rand-k + Top-k [55]"; L491
   calls [135] "Rand-k with vector-based sampling probability", L2295-2299 "an adaptive estimator, which optimizes
@@ -26,7 +26,7 @@ its local centroids):
 
 Each encoder and decoder is timed by ``time.process_time`` (CPU seconds of this process, all its threads) around
 its call for the whole batch; the encoders of the n clients run vectorised in one call. The server's copy of the
-G_i (regenerated from shared seeds in practice, L610) is handed to the decoder, not rebuilt inside its timing.
+G_i (regenerated from shared seeds in practice, L684) is handed to the decoder, not rebuilt inside its timing.
 """
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class RandK(Codec):
 
 
 class RandKSpatial(RandK):
-    """Eq. 2.2 with T = Avg (L650); ``beta`` the exact betabar (``dme.spatial_beta``)."""
+    """Eq. 2.2 with T = Avg (L649); ``beta`` the exact betabar (``dme.spatial_beta``)."""
 
     name = "rand_k_spatial_avg"
 
@@ -257,7 +257,7 @@ def split_iid(rng: np.random.Generator, N: int, n: int) -> np.ndarray:
 
 def correlation(batch: np.ndarray) -> float:
     """Eq. 2.7's R of the clients' vectors, sum_{i != l} <x_i, x_l> / sum_i ||x_i||^2, averaged over the batch's
-    instances (the degree of correlation T = Avg presumes to be n/2, L650)."""
+    instances (the degree of correlation T = Avg presumes to be n/2, L649)."""
     G = batch @ batch.transpose(0, 2, 1)
     tr = np.trace(G, axis1=1, axis2=2)
     return float(np.mean((G.sum(axis=(1, 2)) - tr) / np.where(tr > 0, tr, 1.0)))
@@ -274,7 +274,7 @@ def _record(out: dict, name: str, err: float, loss: float, te: float, td: float,
 
 def power_iteration(Xc: np.ndarray, parts: np.ndarray, codecs: dict[str, Codec], rngs: dict[str, np.random.Generator],
                     rounds: int, v0: np.ndarray, v_top: np.ndarray) -> dict:
-    """L664: each client's local power step A_i v = X_i^T X_i v / m (X centred by the global mean), the server's
+    """L667: each client's local power step A_i v = X_i^T X_i v / m (X centred by the global mean), the server's
     estimate of their mean A v normalised to v_t; loss ||v_t - v_top|| up to the sign (OUR CHOICE: min over +-)."""
     Xs = Xc[parts]                                                    # (n, m, d)
     XsT = Xs.transpose(0, 2, 1).copy()
@@ -295,9 +295,9 @@ def power_iteration(Xc: np.ndarray, parts: np.ndarray, codecs: dict[str, Codec],
 
 def kmeans(X: np.ndarray, parts: np.ndarray, codecs: dict[str, Codec], rngs: dict[str, np.random.Generator],
            rounds: int, C0: np.ndarray) -> dict:
-    """L666-667: Lloyd's algorithm; each client assigns its points to the current centroids and sends its local
+    """L668: Lloyd's algorithm; each client assigns its points to the current centroids and sends its local
     centroids, each cluster one mean-estimation instance; the server's estimates are the new centroids. OUR CHOICES
-    where L666-667 is silent: the clients also send their cluster counts uncompressed, a cluster no client has a
+    where L668 is silent: the clients also send their cluster counts uncompressed, a cluster no client has a
     point in keeps its centroid (no estimate that round), and a client with no point in a cluster others have points
     in sends the current centroid for it. Error: the squared error averaged over the estimated clusters; loss: the
     sum over every record of the split of the squared distance to its nearest centroid (after the round)."""
@@ -327,7 +327,7 @@ def kmeans(X: np.ndarray, parts: np.ndarray, codecs: dict[str, Codec], rngs: dic
 
 def regression(X: np.ndarray, t: np.ndarray, parts: np.ndarray, codecs: dict[str, Codec],
                rngs: dict[str, np.random.Generator], rounds: int, lr: float) -> dict:
-    """L669-670: gradient descent on the squared loss (1/2m)||X_i w - t_i||^2, each client's full local gradient
+    """L672: gradient descent on the squared loss (1/2m)||X_i w - t_i||^2, each client's full local gradient
     compressed, the server's estimate of their mean the step's direction; loss: the empirical mean squared error
     on the split's records, from w = 0."""
     Xs, ts = X[parts], t[parts]

@@ -1,7 +1,8 @@
 """Seed 003, chapter 2 (Jiang's thesis; Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt; notes
 ../shared/notes/003a_thesis_ch2_ch3.md §1): correlated distributed mean estimation, no privacy (threat model none),
 as the mechanism ``dme``: at each point the clients' vectors (identical, orthogonal basis vectors, or basis vectors
-shared by groups, which sets the correlation R of Eq. 2.7), ``trials`` runs of Rand-k, Rand-k-Spatial (Max, Opt =
+shared by groups, which sets the correlation R of Eq. 2.7), ``trials`` runs of Rand-k, Rand-k after one shared
+rotation (App. A.1.1), Rand-k-Spatial (Max, Opt =
 Eq. 2.11 with the true R, Avg) and Rand-Proj-Spatial with SRHT (Max, Opt, Avg, and T = 1), their squared errors and
 the closed forms. Rand-Proj-Spatial's betabar comes from ``trials`` independent runs (the thesis's procedure, §2.4.3:
 estimated by Monte Carlo, then the MSE on other runs). Numerics: algorithms/dme.py; checks: verifiers/checks/dme.py."""

@@ -1,7 +1,7 @@
 """Seed 003, chapter 2, §2.5 (Jiang's thesis; Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt; notes
 ../shared/notes/003a_thesis_ch2_ch3.md §1.4): the three distributed tasks of Fig. 2.4 / Fig. 2.5 as the mechanism
 ``dme_tasks``: power iteration, k-means and linear regression, each run ``trials`` times independently (a fresh IID
-split, start and compressor randomness per run; L662: the paper's 10 runs), every round each client's local vector
+split, start and compressor randomness per run; L661: the paper's 10 runs), every round each client's local vector
 compressed by Rand-Proj-Spatial(Avg), Rand-k, Rand-k-Spatial(Avg), Rand-k(Wangni) and the Induced compressor and
 the mean decoded at the server. On stand-in data: scikit-learn's digits (d = 64) for the resized Fashion-MNIST
 (d = 1024) of power iteration and k-means, diabetes' degree-2 features (d = 64) for UJIIndoorLoc (d = 512) of the
@@ -21,30 +21,30 @@ from verifiers.checks.dme_tasks import DME_TASK_CHECKS
 
 D = 64                                    # both stand-ins' dimension
 DATA = {"power": "digits", "kmeans": "digits", "regression": "diabetes_poly"}
-CLUSTERS = 10                             # L666: Fashion-MNIST's 10 classes; digits has 10 too
+CLUSTERS = 10                             # L668: Fashion-MNIST's 10 classes; digits has 10 too
 
 
 class DmeTaskParams(MechanismParams):
-    task: Literal["power", "kmeans", "regression"] = Field(description="L664-670: power iteration, k-means (Lloyd), "
+    task: Literal["power", "kmeans", "regression"] = Field(description="L667-672: power iteration, k-means (Lloyd), "
                                                                        "linear regression (gradient descent)")
-    n: int = Field(10, ge=2, le=64, description="clients (L667: 10 or 50)")
-    k: int = Field(6, ge=1, le=64, description="numbers each client sends per vector (n k <= d = 64; L667's n = 10, "
+    n: int = Field(10, ge=2, le=64, description="clients (L670: 10 or 50)")
+    k: int = Field(6, ge=1, le=64, description="numbers each client sends per vector (n k <= d = 64; L670's n = 10, "
                                                "k = 102 at d = 1024 has n k / d = 1.0, Fig. A.3's k = 5 .. 51 0.05 .. 0.5)")
-    rounds: int = Field(30, ge=2, le=200, description="iterations (L667: 30 for power iteration and k-means; L669: "
+    rounds: int = Field(30, ge=2, le=200, description="iterations (L670: 30 for power iteration and k-means; L672: "
                                                       "50 for the regression)")
     lr: float = Field(0.05, gt=0, le=1, description="regression: the step (OUR CHOICE 0.05 = 0.53 / L, L = 10.6 the "
-                                                    "largest eigenvalue of X^T X / N of the stand-in; L669's 0.001 is "
+                                                    "largest eigenvalue of X^T X / N of the stand-in; L672's 0.001 is "
                                                     "for UJIIndoorLoc's unscaled features)")
     tail_from: int = Field(10, ge=0, le=199, description="the task loss is averaged over rounds tail_from + 1 .. rounds "
-                                                         "(OUR CHOICE; L670 plots the regression from iteration 10)")
+                                                         "(OUR CHOICE; L672 plots the regression from iteration 10)")
     beta_draws: int = Field(1000, ge=100, le=100_000, description="independent SRHT draws for Rand-Proj-Spatial's "
-                                                                  "betabar (L662 estimates it from the first 50 "
+                                                                  "betabar (L661 estimates it from the first 50 "
                                                                   "iterations; it depends only on n, k, d, T)")
 
 
 def rules(p: Mapping[str, Any]) -> None:
     if p["n"] * p["k"] > D:
-        raise RuleError(f"n k = {p['n'] * p['k']} > d = {D}: §2.5 runs n k < d (L667)", field="k")
+        raise RuleError(f"n k = {p['n'] * p['k']} > d = {D}: §2.5 runs n k < d (L670)", field="k")
     if p["tail_from"] >= p["rounds"]:
         raise RuleError(f"tail_from = {p['tail_from']} leaves no round of {p['rounds']} to average the loss over",
                         field="tail_from")
@@ -134,7 +134,7 @@ def report(r: dict) -> tuple[list[str], list[str]]:
                + ", ".join(f"{fmt(pt['betabar']['rps_avg'])}" for pt in pts)
                + f"; seconds per point: {min(pt['seconds'] for pt in pts):.1f} .. {max(pt['seconds'] for pt in pts):.1f}",
                "- The clients' correlation R (Eq. 2.7) along RPS(Avg)'s runs (mean over runs; T = Avg presumes R = "
-               f"n/2 = {p0['params']['n'] / 2:g}, L650): " + "; ".join(
+               f"n/2 = {p0['params']['n'] / 2:g}, L649): " + "; ".join(
                    f"at {fmt(pt['value'])}: round 1 {fmt(pt['curves']['rps_avg']['R'][0])}, round "
                    f"{pt['params']['tail_from'] + 1} {fmt(pt['curves']['rps_avg']['R'][pt['params']['tail_from']])}, "
                    f"round {pt['params']['rounds']} {fmt(pt['curves']['rps_avg']['R'][-1])}" for pt in pts)]

@@ -77,7 +77,7 @@ def test_rps_avg_beats_rand_k_on_power_iteration():
 
 
 def test_a_betabar_as_theorem_243_prints_it_is_caught_by_task_ordering(monkeypatch):
-    """L604's 'betabar = d/k' in place of the unbiasedness constant (about 1.4 here): RPS(Avg) overshoots."""
+    """L607's 'betabar = d/k' in place of the unbiasedness constant (about 1.4 here): RPS(Avg) overshoots."""
     monkeypatch.setattr(dme_tasks, "rps_beta", lambda n, d, k, draws, rng, H=None: d / k)
     assert verdict("task_ordering", [task_point()]) == "fail"
 

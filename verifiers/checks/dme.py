@@ -1,7 +1,8 @@
 """Checks of seed 003 chapter 2's distributed mean estimators (the ``dme`` mechanism, catalog/dme_003.py): numbers in,
 verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
 
-- ``mse_identity``: each estimator with a closed-form MSE against its runs: Rand-k (Eq. 2.1, any vectors),
+- ``mse_identity``: each estimator with a closed-form MSE against its runs: Rand-k (Eq. 2.1, any vectors), Rand-k
+  after one rotation shared by every client (App. A.1.1: Eq. 2.1 unchanged),
   Rand-Proj-Spatial with T = 1 (Thm 2.4.4 / Eq. 2.10, stated for orthogonal vectors; its proof does not use
   orthogonality), Rand-k-Spatial with each T (Eq. 2.3's form, its c1 and c2 derived exactly: notes 003a §1.3). A
   two-sided Student interval of the mean squared error at the check's confidence (Bonferroni over the estimators

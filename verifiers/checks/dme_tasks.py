@@ -16,7 +16,7 @@ Rand-k-Spatial with Rand-k (a kind of the ``dme`` mechanism, catalog/dme_003.py)
   (p = 1/2, Bonferroni over points x pairs) of either count decides pass or fail, else inconclusive. Judged: the
   decoders of Rand-k and Rand-k-Spatial(Avg). The encoding claim's comparator, Rand-k(Wangni), is our reading of
   [135] (not in the seed): its sign test is reported, not judged.
-- ``spatial_vs_randk`` (§2.3.3, L555: "When the client vectors are orthogonal ... with appropriately chosen T, the MSE
+- ``spatial_vs_randk`` (§2.3.3, L549: "When the client vectors are orthogonal ... with appropriately chosen T, the MSE
   in Eq. 2.3 reduces to Eq. 2.1. ... if there exists a positive correlation ..., the MSE in Eq. 2.3 is strictly
   smaller"): at each ``dme`` point, Rand-k-Spatial with Eq. 2.11's T at the true R (R = 0: T = 1, the suitable T)
   against Eq. 2.1. Exact: Eq. 2.3's closed form (c1, c2 derived: notes 003a §1.3; tested against the runs by
@@ -168,7 +168,7 @@ def spatial_vs_randk(check: Any, mechanism: str, points: list[dict]) -> CheckRes
                      "mse_runs": float(x.mean()), "lower": lower, "upper": upper, "runs": int(x.size),
                      "monte_carlo_rule": rule, "exact": ve, "monte_carlo": vm})
     if not rows:
-        return cited_result(check, f"{SEED}: §2.3.3 (L555)", (), "inapplicable", "no point", confidence=check.confidence,
+        return cited_result(check, f"{SEED}: §2.3.3 (L549)", (), "inapplicable", "no point", confidence=check.confidence,
                             rows=[], uncited="no point")
     v = "fail" if "fail" in mc else combine_verdicts(exact)
     pos = [r for r in rows if r["R"] > 1e-12]
@@ -180,7 +180,7 @@ def spatial_vs_randk(check: Any, mechanism: str, points: list[dict]) -> CheckRes
                + (f"R > 0: largest Eq. 2.3 (Opt) / Eq. 2.1 = {worst['closed_ratio']:.4f} at R = {worst['R']:.3g}; "
                   f"Monte Carlo below Eq. 2.1 at {sum(r['monte_carlo'] == 'pass' for r in pos)} of {len(pos)} points "
                   f"({sum(r['monte_carlo'] == 'inconclusive' for r in pos)} unresolved)" if worst else "no correlated point"))
-    return cited_result(check, f"{SEED}: §2.3.3 (L555), Eq. 2.1, Eq. 2.3, Eq. 2.11", (S233,), v, summary,
+    return cited_result(check, f"{SEED}: §2.3.3 (L549), Eq. 2.1, Eq. 2.3, Eq. 2.11", (S233,), v, summary,
                         confidence=check.confidence, rows=rows,
                         measured=None if worst is None else worst["eq_2_3_opt"],
                         bound=None if worst is None else worst["eq_2_1"])

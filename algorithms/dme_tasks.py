@@ -153,6 +153,24 @@ def rps_beta(n: int, d: int, k: int, draws: int, rng: np.random.Generator, H: np
     return d / float(np.mean(trace))
 
 
+def srht_ranks(n: int, d: int, k: int, draws: int, rng: np.random.Generator, shared_signs: bool = False,
+               tol: float = 1e-9) -> np.ndarray:
+    """App. A.3.3: rank S = rank of the stacked SRHT maps [G_1; ...; G_n] (G_i = E_i H D_i / sqrt d), ``draws`` times,
+    from the eigenvalues of the n k x n k Gram matrix (above tol * max(lam, 1), the rule of algorithms/dme.py's
+    decoder). ``shared_signs``: every client uses the same D (a planted fault: rows then coincide)."""
+    codec = RandProjSpatial(n, d, k, 1.0)
+    chunk = max(1, min(draws, 20_000_000 // (n * k * d)))
+    out = []
+    for start in range(0, draws, chunk):
+        m = min(chunk, draws - start)
+        sel = _subsets(rng, (m, n), d, k)
+        signs = 2.0 * rng.integers(0, 2, size=(m, 1 if shared_signs else n, 1, d)) - 1.0
+        B = (codec.H[sel] * signs).reshape(m, n * k, d)
+        lam = np.linalg.eigvalsh(B @ B.transpose(0, 2, 1))
+        out.append((lam > tol * np.maximum(lam.max(axis=1, keepdims=True), 1.0)).sum(axis=1))
+    return np.concatenate(out)
+
+
 class RandKWangni(Codec):
     """OUR READING of [135] (not defined in the seed; see the module docstring)."""
 

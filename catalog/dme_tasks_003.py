@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from algorithms import dme_tasks as dt
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
-from verifiers.checks.dme_tasks import DME_TASK_CHECKS
+from verifiers.checks.dme_tasks import DME_TASK_CHECKS, SRHT_RANK_CHECKS
 
 D = 64                                    # both stand-ins' dimension
 DATA = {"power": "digits", "kmeans": "digits", "regression": "diabetes_poly"}
@@ -180,6 +180,45 @@ def figure(r: dict, out_dir: Any) -> str | None:
     return name
 
 
+class SrhtRankParams(MechanismParams):
+    d: int = Field(64, ge=8, le=1024, description="dimension, a power of two (App. A.3.3: 32 .. 1024)")
+    n: int = Field(4, ge=1, le=1024, description="clients (App. A.3.3 states n k only, not n and k)")
+    k: int = Field(8, ge=1, le=1024, description="rows of each client's SRHT map (n k <= d)")
+
+
+def rank_rules(p: Mapping[str, Any]) -> None:
+    if p["d"] & (p["d"] - 1):
+        raise RuleError(f"d = {p['d']} is not a power of two (the Hadamard transform)", field="d")
+    if p["n"] * p["k"] > p["d"]:
+        raise RuleError(f"n k = {p['n'] * p['k']} > d = {p['d']}: App. A.3.3 takes n k <= d", field="k")
+    if p["n"] * p["k"] * p["d"] > 2_000_000:
+        raise RuleError(f"n k d = {p['n'] * p['k'] * p['d']} (allowed <= 2e6: one stack's memory)", field="d")
+
+
+def rank_point(p: dict, trials: int, seq: Any) -> dict:
+    """``trials`` independent SRHT stacks and the rank of S = sum_i G_i^T G_i for each (App. A.3.3, L2202)."""
+    t0 = time.perf_counter()
+    with threadpool_limits(1):
+        ranks = dt.srht_ranks(p["n"], p["d"], p["k"], trials, np.random.default_rng(seq))
+    nk = p["n"] * p["k"]
+    return {"params": p, "trials": trials, "nk": nk, "deficient": int(np.sum(ranks < nk)),
+            "distribution": {str(int(r)): int(c) for r, c in zip(*np.unique(ranks, return_counts=True))},
+            "seconds": time.perf_counter() - t0}
+
+
+def rank_report(r: dict) -> tuple[list[str], list[str]]:
+    pts = r["points"]
+    bullets = [*mechanism_header(r),
+               f"- Each point: {pts[0]['trials']} independent draws of the n SRHT maps; rank S from the eigenvalues of "
+               "the n k x n k Gram matrix above 1e-9 of the largest (algorithms/dme_tasks.py srht_ranks)"]
+    body = ["| point | d | n | k | n k | deficient / draws | ranks (value: draws) |", "|---|---|---|---|---|---|---|"]
+    for pt in pts:
+        p = pt["params"]
+        body.append(f"| {fmt(pt['value'])} | {p['d']} | {p['n']} | {p['k']} | {pt['nk']} | {pt['deficient']} / "
+                    f"{pt['trials']} | " + ", ".join(f"{k}: {v}" for k, v in pt["distribution"].items()) + " |")
+    return bullets, body + [""]
+
+
 MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
     MechanismEntry(
         name="dme_tasks",
@@ -192,4 +231,11 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         data="scikit-learn's digits (d = 64) stands in for the resized Fashion-MNIST (d = 1024) and diabetes' "
              "degree-2 features (d = 64) for UJIIndoorLoc (d = 512)",
         figure=figure),
+    MechanismEntry(
+        name="srht_rank",
+        description="seed 003 ch. 2 App. A.3.3: how often S = sum_i G_i^T G_i of n SRHT maps (k rows each) has rank "
+                    "below n k (the delta of Thm 2.4.3)",
+        citation="seed 003 (Jiang's thesis) ch. 2: App. A.3.3 (L2200-2204), Fig. A.2 (L2325)",
+        params=SrhtRankParams, sweepable=("d", "n", "k"), whole=("d", "n", "k"), rules=rank_rules,
+        run_point=rank_point, checks=SRHT_RANK_CHECKS, threat_model="none", report=rank_report),
 )

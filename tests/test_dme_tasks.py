@@ -12,7 +12,7 @@ from algorithms import dme, dme_tasks
 from catalog import dme_003
 from catalog import dme_tasks_003 as cat
 from engine.kinds.mechanism.spec import MechanismCheck
-from verifiers.checks.dme_tasks import DME_TASK_CHECKS, spatial_vs_randk
+from verifiers.checks.dme_tasks import DME_TASK_CHECKS, rank_deficiency, spatial_vs_randk
 
 
 def task_point(task: str = "power", trials: int = 40, **kw) -> dict:
@@ -133,3 +133,24 @@ def test_a_shared_rotation_that_is_not_orthogonal_is_caught_by_mse_identity(monk
     monkeypatch.setattr(dme, "rand_k_rotated", lambda X, idx, H, rng: real(X, idx, 1.1 * H, rng))
     bad = dme_003.DME_CHECKS.get("mse_identity")(c, "dme", [pt()])
     assert bad.verdict == "fail" and any(r["estimator"] == "rand_k_rotated" and r["verdict"] == "fail" for r in bad.rows)
+
+
+def test_srht_ranks_match_numpy_and_clients_sharing_their_signs_are_caught_by_rank_deficiency(monkeypatch):
+    """The Gram-eigenvalue rank against numpy's matrix_rank of the same stacks; then App. A.3.3's check passes on
+    n k < d and fails when every client uses the same D (a planted fault: two clients picking the same Hadamard row
+    send the same row, so S loses rank in most draws)."""
+    rng = np.random.default_rng(12)
+    codec = dme_tasks.RandProjSpatial(4, 32, 8, 1.0)
+    B, _ = codec.encode(np.zeros((300, 4, 32)), rng)
+    ours = dme_tasks.srht_ranks(4, 32, 8, 300, np.random.default_rng(12))
+    assert np.array_equal(ours, np.linalg.matrix_rank(B)) and np.any(ours < 32)
+    c = MechanismCheck(id="c", kind="rank_deficiency", confidence=0.99)
+
+    def pts() -> list[dict]:
+        return [{"value": d} | cat.rank_point({"d": d, "n": 4, "k": 8}, 8000, np.random.SeedSequence(d))
+                for d in (64, 128)]
+
+    assert rank_deficiency(c, "srht_rank", pts()).verdict == "pass"
+    real = dme_tasks.srht_ranks
+    monkeypatch.setattr(dme_tasks, "srht_ranks", lambda n, d, k, draws, rng: real(n, d, k, draws, rng, True))
+    assert rank_deficiency(c, "srht_rank", pts()).verdict == "fail"

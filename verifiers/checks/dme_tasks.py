@@ -26,6 +26,13 @@ Rand-k-Spatial with Rand-k (a kind of the ``dme`` mechanism, catalog/dme_003.py)
   one-sided t-test of the runs' MSE below Eq. 2.1 (fail when significantly above). The exact rows decide; a Monte
   Carlo row can fail the check (a significant contradiction), an unresolved one (too small a gap for the runs) is
   shown as inconclusive without blocking the exact verdict.
+- ``rank_deficiency`` (App. A.3.3 / Fig. A.2, L2202 and L2325: rank S = n k "with high probability, i.e. delta ~ 0";
+  1e5 trials per (n k, d), full rank in all of them except d = n k = 32, rank 31 in 2100): per point, the share of
+  draws with rank S < n k and its Clopper-Pearson interval at the check's confidence (Bonferroni over points). Where
+  n k < d: pass when the upper limit is at most DELTA_SMALL (1e-3, OUR reading of "delta ~ 0", fixed before the run:
+  the first term of Thm 2.4.3's bound, d / ((1 - delta) n k + delta k), then moves by under 0.1%), fail when the
+  lower limit is above it, else inconclusive. Where n k = d the thesis reports one number (2100 in 1e5 at d = 32) without the split of n k
+  into n and k, on which the share depends strongly: those points are reported, not judged.
 """
 from __future__ import annotations
 
@@ -46,6 +53,8 @@ JUDGED = ("rand_k", "rand_k_spatial_avg")
 UNJUDGED = ("rand_k_wangni", "induced")
 MARGIN = 0.25
 EQUIV_TOL = 0.05
+DELTA_SMALL = 1e-3
+A33 = "003 App. A.3.3 / Fig. A.2"
 
 
 def task_ordering(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -186,7 +195,41 @@ def spatial_vs_randk(check: Any, mechanism: str, points: list[dict]) -> CheckRes
                         bound=None if worst is None else worst["eq_2_1"])
 
 
+def rank_deficiency(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
+    level = check.confidence ** (1 / max(len(points), 1))        # joint coverage over the points (Bonferroni-like)
+    rows, verdicts = [], []
+    for pt in points:
+        x, N = pt["deficient"], pt["trials"]
+        ci = stats.binomtest(x, N).proportion_ci(confidence_level=level, method="exact")
+        p = pt["params"]
+        if pt["nk"] < p["d"]:
+            v = "pass" if ci.high <= DELTA_SMALL else "fail" if ci.low > DELTA_SMALL else "inconclusive"
+        else:
+            v = "not judged (n k = d: the thesis's split of n k unstated)"
+        if not v.startswith("not"):
+            verdicts.append(v)
+        rows.append({"point": pt["value"], "d": p["d"], "n": p["n"], "k": p["k"], "nk": pt["nk"], "deficient": x,
+                     "draws": N, "share": x / N, "lower": float(ci.low), "upper": float(ci.high),
+                     "threshold": DELTA_SMALL, "verdict": v})
+    v = combine_verdicts(verdicts)
+    judged = [r for r in rows if not r["verdict"].startswith("not")]
+    worst = max(judged, key=lambda r: r["upper"], default=None)
+    square = [r for r in rows if r["verdict"].startswith("not")]
+    summary = ("no point with n k < d" if worst is None else
+               f"n k < d: largest upper limit of delta {worst['upper']:.3g} ({worst['deficient']} of {worst['draws']} "
+               f"deficient at d = {worst['d']}, n = {worst['n']}, k = {worst['k']}) against {DELTA_SMALL:g}")
+    summary += "".join(f"; n k = d = {r['d']} (n = {r['n']}, k = {r['k']}, not judged): {r['deficient']} of "
+                       f"{r['draws']} deficient ({r['share']:.3g}; the thesis: 2100 of 1e5 at d = 32, split unstated)"
+                       for r in square)
+    return cited_result(check, f"{SEED}: App. A.3.3 (L2202), Fig. A.2 (L2325)", (A33,) if judged else (), v, summary,
+                        confidence=check.confidence, rows=rows,
+                        measured=None if worst is None else worst["upper"],
+                        bound=None if worst is None else DELTA_SMALL, uncited="" if judged else "no point judged")
+
+
 DmeTaskCheckFn = Callable[[Any, str, list[dict]], CheckResult]
 DME_TASK_CHECKS: Registry[DmeTaskCheckFn] = Registry("distributed task check kind")
 DME_TASK_CHECKS.add("task_ordering", task_ordering)
 DME_TASK_CHECKS.add("codec_time", codec_time)
+SRHT_RANK_CHECKS: Registry[DmeTaskCheckFn] = Registry("SRHT rank check kind")
+SRHT_RANK_CHECKS.add("rank_deficiency", rank_deficiency)

@@ -57,6 +57,11 @@ DELTA_SMALL = 1e-3
 A33 = "003 App. A.3.3 / Fig. A.2"
 
 
+def _at(value: Any) -> str:
+    """' at <point>' in a summary, nothing for a spec without a sweep."""
+    return "" if value is None else f" at {value:g}"
+
+
 def task_ordering(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     items = [(pt, key, other) for pt in points for key in ("err", "loss") for other in JUDGED]
     level = (1 - check.confidence) / max(len(items), 1)
@@ -88,7 +93,7 @@ def task_ordering(check: Any, mechanism: str, points: list[dict]) -> CheckResult
     beat = sum(r["ratio"] < 1 for r in cited)
     summary = (f"{len(judged)} judged pairs ({sum(x == 'pass' for x in verdicts)} pass); closest: RPS(Avg) "
                f"{worst['rps_avg']:.4g} against {worst['other']} {worst['other_mean']:.4g} ({worst['measure']}, "
-               f"{worst['task']} at {worst['point']}, ratio {worst['ratio']:.3f}); not judged: RPS(Avg) below our "
+               f"{worst['task']}{_at(worst['point'])}, ratio {worst['ratio']:.3f}); not judged: RPS(Avg) below our "
                f"reading of Rand-k(Wangni) / Induced in {beat} of {len(cited)} comparisons")
     return cited_result(check, f"{SEED}: §2.5.4 / Fig. 2.4 (L676), App. A.4.1", (FIG24,), v, summary,
                         confidence=check.confidence, rows=rows, measured=worst["rps_avg"], bound=worst["other_mean"])
@@ -133,7 +138,7 @@ def codec_time(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
     worst = min(dec, key=lambda r: r["rps_median_ms"] / max(r["other_median_ms"], 1e-12))
     enc = [r for r in rows if r["claim"].startswith("RPS(Avg) encodes")]
     summary = (f"decode: RPS(Avg) median {worst['rps_median_ms']:.3g} ms against {worst['other']} "
-               f"{worst['other_median_ms']:.3g} ms at {worst['point']} (slower by > {MARGIN:.0%} in {worst['runs_for']} "
+               f"{worst['other_median_ms']:.3g} ms{_at(worst['point'])} (slower by > {MARGIN:.0%} in {worst['runs_for']} "
                f"of {worst['runs']} runs); encode, not judged: RPS(Avg) "
                + "; ".join(f"{r['rps_median_ms']:.3g} ms against our Rand-k(Wangni) {r['other_median_ms']:.3g} ms"
                            for r in enc[:3]))

@@ -60,6 +60,19 @@ def rand_k(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return out * (d / k) / n
 
 
+def rand_k_rotated(X: np.ndarray, idx: np.ndarray, H: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """App. A.1.1 (L1897-1905): every client applies the same orthogonal G = H D / sqrt d (D Rademacher, drawn per run),
+    then Rand-k on the rotated vector; the server decodes (1/n)(d/k) G^T sum_i E_i^T E_i G x_i. Per trial (trials, d)."""
+    trials = idx.shape[0]
+    d = X.shape[1]
+    out = np.empty((trials, d))
+    for t in range(trials):
+        signs = 2.0 * rng.integers(0, 2, size=(1, d)) - 1.0
+        G = H * signs / math.sqrt(d)
+        out[t] = rand_k(X @ G.T, idx[t:t + 1])[0] @ G
+    return out
+
+
 def spatial_beta(T: Callable[[np.ndarray], np.ndarray], n: int, d: int, k: int) -> float:
     """Rand-k-Spatial's betabar in the Eq. 2.2 convention: (d/k) / E[1/T(1 + B)], B ~ Bin(n - 1, k/d), exactly."""
     b = np.arange(n)

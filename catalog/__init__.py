@@ -23,6 +23,7 @@ from catalog import (
     darrm_sampled_003,
     darrm_teachers_003,
     dme_003,
+    dme_tasks_003,
     element_002,
     element_composition_002,
     element_fig3_002,
@@ -80,6 +81,7 @@ MECHANISM_MODULES = (
     darrm_lp_003,       # seed 003, ch. 3 / App. B: DaRRM's LP at large K by constraint generation
     darrm_teachers_003,  # seed 003, §3.7.2: DaRRM vs GNMax on teachers' votes; the printed budgets
     dme_003,            # seed 003, ch. 2: Rand-k, Rand-k-Spatial, Rand-Proj-Spatial (correlated mean estimation)
+    dme_tasks_003,      # seed 003, ch. 2 §2.5: power iteration, k-means, regression with the compressors
     element_002,        # seed 002, Sec. 3.1-3.2: heavy hitters and the clipped histogram, element level
     element_sum_002,    # seed 002, Cor 2.4-2.5, Cor 3.1-3.2, Eq. (16): the subsampled Gaussian element sum (4)
     element_sgd_002,    # seed 002, Thm 1 / Prop 3 / Example 3: element-level private SGD, asymptotic normality

@@ -1,7 +1,8 @@
 """Seed 003, chapter 2 (Jiang's thesis; Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt; notes
 ../shared/notes/003a_thesis_ch2_ch3.md §1): correlated distributed mean estimation, no privacy (threat model none),
 as the mechanism ``dme``: at each point the clients' vectors (identical, orthogonal basis vectors, or basis vectors
-shared by groups, which sets the correlation R of Eq. 2.7), ``trials`` runs of Rand-k, Rand-k-Spatial (Max, Opt =
+shared by groups, which sets the correlation R of Eq. 2.7), ``trials`` runs of Rand-k, Rand-k after one shared
+rotation (App. A.1.1), Rand-k-Spatial (Max, Opt =
 Eq. 2.11 with the true R, Avg) and Rand-Proj-Spatial with SRHT (Max, Opt, Avg, and T = 1), their squared errors and
 the closed forms. Rand-Proj-Spatial's betabar comes from ``trials`` independent runs (the thesis's procedure, §2.4.3:
 estimated by Monte Carlo, then the MSE on other runs). Numerics: algorithms/dme.py; checks: verifiers/checks/dme.py."""
@@ -12,6 +13,8 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 from pydantic import Field
+from scipy.stats import ortho_group
+from threadpoolctl import threadpool_limits
 
 from algorithms import dme
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
@@ -32,6 +35,10 @@ class DmeParams(MechanismParams):
     group: int = Field(1, ge=1, le=256, description="groups: the group size (it must divide n)")
     data_seed: int = Field(0, ge=0, le=2**31, description="draws x for identical vectors (N(0, I_d) / sqrt d) and "
                                                           "which basis vectors")
+    rotate: int = Field(0, ge=0, le=1, description="1: the vectors multiplied by one uniformly random orthogonal "
+                                                   "matrix (drawn from data_seed): R, the norms and every closed form "
+                                                   "unchanged, the coordinates dense (basis vectors' squared errors "
+                                                   "spread widely: a coordinate is sent or not)")
 
 
 def rules(p: Mapping[str, Any]) -> None:
@@ -53,7 +60,8 @@ def vectors(p: Mapping[str, Any]) -> np.ndarray:
         return np.tile(rng.standard_normal(d) / np.sqrt(d), (n, 1))
     g = p["group"] if p["vectors"] == "groups" else 1
     basis = rng.choice(d, size=n // g, replace=False)
-    return np.eye(d)[np.repeat(basis, g)]
+    X = np.eye(d)[np.repeat(basis, g)]
+    return X @ ortho_group.rvs(d, random_state=rng) if p.get("rotate", 0) else X
 
 
 def correlation(X: np.ndarray) -> float:
@@ -63,12 +71,20 @@ def correlation(X: np.ndarray) -> float:
 
 
 def run_point(p: dict, trials: int, seq: Any) -> dict:
+    """One point, BLAS held to one thread: the runs are many small SVDs, which OpenBLAS's threads slow down on a
+    shared machine (dme_spatial_randk's quick run: 391 s with its default threads against 22 s with one, at a load of
+    about 7 on 2 cores)."""
+    with threadpool_limits(1):
+        return _run_point(p, trials, seq)
+
+
+def _run_point(p: dict, trials: int, seq: Any) -> dict:
     t0 = time.perf_counter()
     X = vectors(p)
     n, d, k = X.shape[0], X.shape[1], p["k"]
     R = correlation(X)
     xbar = X.mean(axis=0)
-    s_idx, s_beta, s_rps = (np.random.default_rng(s) for s in seq.spawn(3))
+    s_idx, s_beta, s_rps, s_rot = (np.random.default_rng(s) for s in seq.spawn(4))
     out: dict = {"params": p, "trials": trials, "R": R, "norm2_sum": float(np.sum(X**2)),
                  "xbar_norm2": float(xbar @ xbar), "estimators": {}}
 
@@ -81,12 +97,14 @@ def run_point(p: dict, trials: int, seq: Any) -> dict:
 
     idx = dme.subsets(s_idx, trials, n, d, k)
     record("rand_k", dme.rand_k(X, idx), (d / k - 1) * float(np.sum(X**2)) / n**2, "Eq. 2.1")
+    H = dme.hadamard(d)
+    record("rand_k_rotated", dme.rand_k_rotated(X, idx, H, s_rot), (d / k - 1) * float(np.sum(X**2)) / n**2,
+           "App. A.1.1: Eq. 2.1 unchanged by a shared rotation")
     for name in SPATIAL:
         T = dme.transform(name, n, R)
         beta = dme.spatial_beta(T, n, d, k)
         record(f"rand_k_spatial_{name}", dme.rand_k_spatial(X, idx, T, beta), dme.spatial_closed_form(X, T, beta, k),
                "Eq. 2.3 with its c1, c2 derived (notes 003a §1.3)")
-    H = dme.hadamard(d)
     Ts = {name: dme.transform(name, n, R) for name in SPATIAL}
     cal, ranks_cal = dme.rps_multi(X, H, k, Ts, trials, s_beta)          # betabar's runs
     run, ranks = dme.rps_multi(X, H, k, Ts, trials, s_rps)                # the measured runs

@@ -274,6 +274,11 @@ FAILING_TESTS = {
     "mse_ordering": "tests/test_dme.py::test_a_decoder_that_ignores_the_spectrum_is_caught_by_mse_ordering",
     "a32_condition": "tests/test_dme.py::test_a32_sufficient_condition_fails_exactly",
     "lemma241": "tests/test_dme.py::test_a_transform_applied_to_singular_values_is_caught_by_lemma241",
+    "spatial_vs_randk": "tests/test_dme_tasks.py::test_spatial_vs_randk_passes_and_a_wrong_spatial_normalisation_fails",
+    # verifiers/checks/dme_tasks.py (DME_TASK_CHECKS: seed 003 ch. 2 §2.5's distributed tasks)
+    "task_ordering": "tests/test_dme_tasks.py::test_a_betabar_as_theorem_243_prints_it_is_caught_by_task_ordering",
+    "codec_time": "tests/test_dme_tasks.py::test_a_decoder_timed_without_its_eigendecomposition_is_caught_by_codec_time",
+    "rank_deficiency": "tests/test_dme_tasks.py::test_srht_ranks_match_numpy_and_clients_sharing_their_signs_are_caught_by_rank_deficiency",
     # verifiers/checks/element_sum.py (seed 002's subsampled Gaussian element sum (4), Cor 2.4, Cor 2.5)
     "sum_accounting": "tests/test_element_sum.py::test_wrong_sensitivity_in_the_claim_is_caught_by_accounting",
     "sum_audit": "tests/test_element_sum.py::test_noise_too_small_is_caught_by_the_audit",

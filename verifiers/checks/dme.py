@@ -1,7 +1,8 @@
 """Checks of seed 003 chapter 2's distributed mean estimators (the ``dme`` mechanism, catalog/dme_003.py): numbers in,
 verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
 
-- ``mse_identity``: each estimator with a closed-form MSE against its runs: Rand-k (Eq. 2.1, any vectors),
+- ``mse_identity``: each estimator with a closed-form MSE against its runs: Rand-k (Eq. 2.1, any vectors), Rand-k
+  after one rotation shared by every client (App. A.1.1: Eq. 2.1 unchanged),
   Rand-Proj-Spatial with T = 1 (Thm 2.4.4 / Eq. 2.10, stated for orthogonal vectors; its proof does not use
   orthogonality), Rand-k-Spatial with each T (Eq. 2.3's form, its c1 and c2 derived exactly: notes 003a §1.3). A
   two-sided Student interval of the mean squared error at the check's confidence (Bonferroni over the estimators
@@ -38,10 +39,12 @@ from scipy import stats
 
 from algorithms.registry import Registry
 from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.checks.dme_tasks import spatial_vs_randk
 from verifiers.stats import mean_ci, welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 2"
-CLAIM = {"rand_k": "003 Eq. 2.1", "rps_one": "003 Thm 2.4.4 / Thm 4.4 (A.3.4), Eq. 2.10"}
+CLAIM = {"rand_k": "003 Eq. 2.1", "rps_one": "003 Thm 2.4.4 / Thm 4.4 (A.3.4), Eq. 2.10",
+         "rand_k_rotated": "003 App. A.1.1"}
 
 
 def mse_identity(check: Any, mechanism: str, points: list[dict]) -> CheckResult:
@@ -242,3 +245,4 @@ DME_CHECKS.add("unbiased_estimators", unbiased)
 DME_CHECKS.add("mse_ordering", mse_ordering)
 DME_CHECKS.add("a32_condition", a32_condition)
 DME_CHECKS.add("lemma241", lemma241)
+DME_CHECKS.add("spatial_vs_randk", spatial_vs_randk)     # §2.3.3: verifiers/checks/dme_tasks.py

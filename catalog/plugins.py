@@ -90,11 +90,13 @@ def check_names(builtin: set[str], plugins: tuple[ModuleType, ...]) -> None:
         seen.add(e.name)
 
 
-def add_to(registry: Registry, plugins: tuple[ModuleType, ...], part: str, cls: type, what: str) -> None:
-    """Add one part of the plugins to its registry; a name already there (built in, or an earlier plugin's) is
-    refused in one line."""
+def add_to(registry: Registry, plugins: tuple[ModuleType, ...], part: str, cls: type, what: str,
+           taken: frozenset[str] = frozenset()) -> None:
+    """Add one part of the plugins to its registry; a name already there (built in, or an earlier plugin's), or in
+    ``taken`` (names of the same kind held elsewhere: the curve, ordering and mechanisms' check kinds), is refused
+    in one line."""
     for module, obj in entries(plugins, part, cls):
-        if obj.name in registry:
+        if obj.name in registry or obj.name in taken:
             raise PluginError(f"plugin {module.__name__!r}: {what} {obj.name!r} already exists; rename it")
         registry.add(obj.name, obj)
 
@@ -110,6 +112,9 @@ def data_kinds(plugins: tuple[ModuleType, ...], cls: type) -> list[tuple[ModuleT
             made = make()
         except Exception as e:          # a user's function: one line, not a traceback
             raise PluginError(f"plugin {module.__name__!r}: data_kinds() failed: {type(e).__name__}: {e}") from None
+        if not isinstance(made, tuple):
+            raise PluginError(f"plugin {module.__name__!r}: data_kinds() must return a tuple, not "
+                              f"{type(made).__name__}")
         for obj in made:
             if not isinstance(obj, cls):
                 raise PluginError(f"plugin {module.__name__!r}: data_kinds() returned {type(obj).__name__}, not a "

@@ -348,7 +348,8 @@ def cmd_run(args) -> int:
     from engine import kinds
 
     paths = spec_paths(args.spec)
-    if len(paths) == 1:
+    _last_verdicts.clear()
+    if len(paths) == 1 and not Path(args.spec[0]).is_dir():
         return run_one(argparse.Namespace(**{**vars(args), "spec": str(paths[0])}))
     if args.junit:
         raise spec_mod.SpecError("command line", "--junit", "one JUnit file per run: give one spec with --junit")

@@ -13,10 +13,21 @@ CHECK_COLUMNS = ("spec", "id", "kind", "verdict", "measured", "bound", "confiden
                  "citation")
 
 
+def _number(x: object) -> float | None:
+    """A stored figure as a float: results write inf and nan as the strings 'inf', '-inf', 'nan' (JSON has none)."""
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
 def checks_frame(results: dict) -> pd.DataFrame:
     """One row per check of a run (a comparison's own checks; its runs' checks are in their own results)."""
     rows = [{"spec": results["name"], "id": c["id"], "kind": c["kind"], "verdict": c["verdict"],
-             "measured": c.get("measured"), "bound": c.get("bound"), "confidence": c.get("confidence"),
+             "measured": _number(c.get("measured")), "bound": _number(c.get("bound")),
+             "confidence": _number(c.get("confidence")),
              "theorem": c.get("theorem"), "claims": " & ".join(c.get("claims") or ()),
              "summary": " ".join(str(c.get("summary", "")).split()), "citation": c.get("citation", "")}
             for c in results["checks"]]
@@ -31,7 +42,7 @@ def trials_frame(results: dict) -> pd.DataFrame | None:
     symbol = results["sweep"]["symbol"] if results.get("sweep") else None
     frames = []
     for p in results["points"]:
-        cols = {k: v for k, v in p["measurements"].items() if not (v and isinstance(v[0], list))}
+        cols = {k: [_number(x) for x in v] for k, v in p["measurements"].items() if not (v and isinstance(v[0], list))}
         m = pd.DataFrame(cols)
         m.insert(0, "trial", range(len(m)))
         if symbol is not None:

@@ -37,8 +37,8 @@ class Evidence:
     verdict: str
     summary: str
     data: str | None            # the learning run's data kind (None: curve / mechanism specs compute exactly)
-    calibration: str | None = None   # a learning run's algorithm variant other than its paper's calibration (e.g.
-                                     # P_VEC calibrated by our accountant): the ledger names it beside the verdict
+    variant: str | None = None   # a learning run's algorithm variant other than its first, the paper's (e.g. P_VEC
+                                 # calibrated by our accountant): the ledger names it beside the verdict
 
     @property
     def decided(self) -> bool:
@@ -86,7 +86,7 @@ def _data_kind(result: dict) -> str | None:
     return result.get("data")           # a mechanism on inputs standing in for a paper's data set, else None
 
 
-def _calibration(result: dict) -> str | None:
+def _variant(result: dict) -> str | None:
     """The algorithm variant a learning run used, when it is not the algorithm's first (the paper's) variant."""
     if result.get("kind", "learning") != "learning":
         return None
@@ -113,7 +113,7 @@ def collect(spec_names: Iterable[str], reports: Path) -> tuple[dict[str, Entry],
             continue
         result: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         data = _data_kind(result)
-        calibration = _calibration(result)
+        variant = _variant(result)
         for ch in _checks(result):
             ids = ch.get("claims") or []
             if not ids:
@@ -122,7 +122,7 @@ def collect(spec_names: Iterable[str], reports: Path) -> tuple[dict[str, Entry],
                 if cid not in entries:
                     raise KeyError(f"{path}: check {ch['id']!r} cites {cid!r}, which is not in verifiers/claims.py")
                 entries[cid].evidence.append(Evidence(name, ch["id"], ch["kind"], ch["verdict"],
-                                                      " ".join(str(ch["summary"]).split()), data, calibration))
+                                                      " ".join(str(ch["summary"]).split()), data, variant))
     return entries, missing, uncited
 
 
@@ -168,7 +168,7 @@ def markdown(entries: dict[str, Entry], missing: list[str], uncited: list[dict],
         lines += ["", f"## Seed {paper}: {title}", "", "| id | prio | claim | status | checks (spec/check: verdict) "
                   "| reason when undecided |", "|---|---|---|---|---|---|"]
         for e in rows:
-            checks = "; ".join(f"{ev.spec}/{ev.check}" + (f" [variant {ev.calibration}]" if ev.calibration else "")
+            checks = "; ".join(f"{ev.spec}/{ev.check}" + (f" [variant {ev.variant}]" if ev.variant else "")
                                + f": {ev.verdict}" for ev in e.evidence) or "-"
             status = e.status + (f" ({e.verdict})" if e.verdict else "")
             lines.append(f"| {_cell(e.claim.id)} | {e.claim.priority} | {_cell(e.claim.summary)} | {status} | "

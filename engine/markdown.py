@@ -7,11 +7,12 @@ from typing import Any, Mapping
 from catalog.base import figure_link, fmt, save_figure
 from verifiers.checks import rule_for
 
-__all__ = ["ICON", "check_heading", "figure_link", "fmt", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
+__all__ = ["ICON", "check_heading", "figure_link", "fmt", "notes_lines", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
 
 
+SIDE = {"pass": "pass", "fail": "fail", "inconclusive": "undecided"}
 VERDICT_HEADER = "| check | kind | verdict | measured | bound | rule | margin | confidence | claims |"
 
 
@@ -27,8 +28,15 @@ def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None,
     entries = {c["id"]: c for c in spec_checks or [] if isinstance(c, dict) and "id" in c}
     out = [VERDICT_HEADER, "|---|---|---|---|---|---|---|---|---|"]
     for ch in checks:
-        rule = rule_for(ch, entries.get(ch["id"]), rules)
-        if rule is not None:
+        try:
+            rule = rule_for(ch, entries.get(ch["id"]), rules)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):   # a result a describer cannot read: the
+            rule = None                                                   # section below still has everything
+        if rule is not None and rule.side != SIDE.get(ch["verdict"]):
+            # the check decided on something its stored rows do not show (e.g. a condition outside them): say so
+            # rather than print a margin that points the other way
+            how, margin = rule.text, f"decided by a condition in its section below ({ch['verdict']})"
+        elif rule is not None:
             how, margin = rule.text, rule.margin
         elif ch["verdict"] == "inapplicable":
             how, margin = "not judged", "see its section (the reason)"
@@ -43,6 +51,13 @@ def verdict_table(checks: list[dict], spec_checks: list[dict] | None = None,
 def _cell(text: str) -> str:
     """Text in a markdown table cell: a '|' would end the cell."""
     return text.replace("|", "\\|")
+
+
+def notes_lines(r: dict) -> list[str]:
+    """The spec's notes (what a reader must know to judge its verdicts: controls, caveats, choices), under the
+    description."""
+    notes = (r.get("spec") or {}).get("notes")
+    return [f"**Notes.** {' '.join(str(notes).split())}", ""] if notes else []
 
 
 def check_heading(ch: dict) -> list[str]:

@@ -728,7 +728,19 @@ _P_GD = ("with P_GD's noise (Lemma B.4's sigma^2 about 10^7 against L^2 = 2.6) t
 _MINIMAX = ("a lower bound over every {cls} algorithm, with unnamed constants (C, and the O~ factors): a run measures one "
             "algorithm's risk, which can never show the infimum over the class, and without the constants not even a "
             "single run could contradict it; no computation of any size decides it")
+_TEACHERS = ("MNIST and Fashion-MNIST are not available offline, and on stand-ins the order of DaRRM and GNMax is set by "
+             "the stand-in's regime, not by the mechanisms: DaRRM aggregates DP-SGD-trained teachers, GNMax non-private "
+             "ones, so the records per teacher decide which wins. The digits stand-in (22 records per teacher, private "
+             "teachers at 0.51) has GNMax ahead (m = 3: 0.52 against 0.64, darrm_teachers); a Gaussian mixture at "
+             "MNIST's size (1025 per teacher) has DaRRM ahead (0.90 against 0.63, darrm_teachers_mixture): they "
+             "bracket the claim and neither decides it")
+
 UNDECIDABLE: dict[str, str] = {
+    "003 §1.5 / §3.1.1": _TEACHERS,
+    "003 Table 3.1": _TEACHERS,
+    "003 Table B.4": _TEACHERS,
+    "003 Table B.6": _TEACHERS,
+    "003 Table B.8": _TEACHERS,
     "004 Thm 2.2/D.3 (convex)": _MINIMAX.format(cls="compositional or sequentially interactive ISRL-DP"),
     "004 Thm 2.2/D.3 (strongly convex)": _MINIMAX.format(cls="compositional or sequentially interactive ISRL-DP"),
     "004 Thm 4.2/F.3 (convex)": _MINIMAX.format(cls="silo-symmetric compositional ISRL-DP ERM"),

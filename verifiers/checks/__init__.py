@@ -48,8 +48,11 @@ def rule_for(result: Mapping[str, Any], spec_check: Mapping[str, Any] | None = N
     if result.get("verdict") == "inapplicable":
         return None
     kind = str(result.get("kind"))
-    others = CURVE_RULES | {"ordering": ordering.describe} | dict(extra or {})
-    describe = CHECKS.get(kind).describe if kind in CHECKS else others.get(kind)
+    if extra is not None:                       # a mechanism's report: its own kinds' describers, and only those
+        describe = extra.get(kind)
+    else:
+        others = CURVE_RULES | {"ordering": ordering.describe}
+        describe = CHECKS.get(kind).describe if kind in CHECKS else others.get(kind)
     return None if describe is None else describe(result, spec_check or {})
 
 __all__ = ["CHECKS", "VERDICTS", "CheckKind", "CheckResult", "CheckSpec", "Context", "Facts", "Misfit", "Point", "Rule",

@@ -41,6 +41,8 @@ CITE_ORDER = (f"{SEED}: Section 4 / Figure 3 (L197-205, L47, L270): at the same 
 CITE_BASE = (f"{SEED}: L205, L270: [24] (with strong composition [34], after [42]) needs eps = 4.82 where Thm 1 needs "
              "2.91; the baseline after the rounds Thm 1 allows at 2.91 (the same run, L203)")
 UNCITED = "the paper states no Figure 3 number at this budget"
+ORDER_UNCITED = ("on the digits stand-in the order follows from the exact round allowances and the accuracy rising with "
+                 "the rounds (accuracy_rises); the accuracies Figure 3 states are MNIST's, so this does not decide them")
 CITE_WITHIN = (f"{SEED}: L205, L47, L270: the total budgets 1.4 and 2.91 are Thm 1's epsilon (L203) of models of the "
                "200-epoch run (L197), so each lies within the run")
 CITE_RISES = (f"{SEED}: the premise of Figure 3's comparison (L203-205): on the data of the run, the accuracy of the "
@@ -106,8 +108,11 @@ def accuracy_order(check: Any, mechanism: str, points: list[dict]) -> CheckResul
                f"(Bonferroni over {tests}); " + "; ".join(notes))
     judged = [r for r, v in ((r, verdicts[[pt["eps"] for pt in points].index(r["eps"])]) for r in rows)
               if v != "inapplicable"]
-    return _cite(check, CITE_ORDER, points, verdict, summary, confidence=check.confidence, rows=rows,
-                 measured=min(r["lower"] for r in judged) if judged else None, bound=0.0 if judged else None)
+    # on the stand-in the order follows from the round allowances (exact) and the accuracy rising with the rounds
+    # (accuracy_rises): the accuracy levels the paper states are MNIST's, so the claim is not decided here
+    return cited_result(check, CITE_ORDER, (), verdict, summary, confidence=check.confidence, rows=rows,
+                        measured=min(r["lower"] for r in judged) if judged else None,
+                        bound=0.0 if judged else None, uncited=ORDER_UNCITED)
 
 
 def baseline_epsilon(check: Any, mechanism: str, points: list[dict]) -> CheckResult:

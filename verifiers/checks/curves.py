@@ -143,16 +143,19 @@ def _ratio_claim_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
 
 def _curves_ordered_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
     order = list(spec.get("order") or [])
-    rows = r["rows"]
-    bad = [row["point"] for row in rows if not row["ordered"]]
-    closest = min(((row[a] / row[b] if row[b] > 0 else float("inf"), row["point"], a, b)
+    rows = r["rows"]                           # the judged points (those from min_value on)
+    bad = [row["point"] for row in rows
+           if not all(row[a] <= row[b] * (1 + REL_SLACK) for a, b in zip(order, order[1:]))]
+    closest = max(((row[a] / row[b] if row[b] > 0 else float("inf"), row["point"], a, b)
                    for row in rows for a, b in zip(order, order[1:])), default=None)
-    text = f"pass iff {' <= '.join(order)} at every point (exact curves)"
+    lo = spec.get("min_value")
+    where = "every point" if lo is None else f"every point from {lo:g} on"
+    text = f"pass iff {' <= '.join(order)} at {where} (exact curves)"
     if bad:
         return Rule(text, f"out of order at {len(bad)} of {len(rows)} points (first{at(bad[0])})", "fail")
     if closest is None:
         return Rule(text, "no point judged", "undecided")
-    return Rule(text, f"closest pair: {closest[2]} is {1 - closest[0]:.0%} below {closest[3]}{at(closest[1])}",
+    return Rule(text, f"closest pair: {closest[2]} is {1 - closest[0]:.1%} below {closest[3]}{at(closest[1])}",
                 "pass")
 
 

@@ -76,8 +76,10 @@ def describe(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule | None:
                                       row["epsilon_audit_lower"] / row["epsilon_upper"]))
     leak = (w["epsilon_audit_lower"] > w["epsilon_claimed"]
             or w["epsilon_audit_lower"] > w["epsilon_upper"] * (1 + 1e-9))
-    return Rule(text, f"lower bound {compare(w['epsilon_audit_lower'], w['epsilon_claimed'])[0]} (claimed; "
-                      f"accountant {w['epsilon_upper']:.4g})", "fail" if leak else "pass")
+    limit = min(w["epsilon_claimed"], w["epsilon_upper"])
+    which = "the claim" if w["epsilon_claimed"] <= w["epsilon_upper"] else "the accountant's upper bound"
+    return Rule(text, f"lower bound {compare(w['epsilon_audit_lower'], limit)[0]} ({which}; claimed "
+                      f"{w['epsilon_claimed']:.4g}, accountant {w['epsilon_upper']:.4g})", "fail" if leak else "pass")
 
 
 CHECK = CheckKind("privacy_audit", privacy_audit, fits=_fits, privacy=True, describe=describe)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.markdown import ICON, check_heading, figure_link, fmt, rows_table, save_figure, verdict_table
+from engine.markdown import ICON, check_heading, figure_link, fmt, notes_lines, rows_table, save_figure, verdict_table
 
 
 def _risk_summary(point: dict) -> tuple[float, float]:
@@ -20,7 +20,7 @@ def comparison_markdown(r: dict, figures: dict[str, str]) -> str:
 
     c = r["verdict_counts"]
     priv = r["spec"]["privacy"]
-    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+    lines = [f"# {r['name']}", "", r["description"].strip(), "", *notes_lines(r),
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks: the orderings, then every run's own)", "",
              *verdict_table(r["checks"], r["spec"].get("checks")),

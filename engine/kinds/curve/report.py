@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.markdown import check_heading, figure_link, fmt, save_epsilon_plot, verdict_table
+from engine.markdown import check_heading, figure_link, fmt, notes_lines, save_epsilon_plot, verdict_table
 
 
 def curve_markdown(r: dict, figure: str) -> str:
     c = r["verdict_counts"]
     field = r["sweep"]["field"]
     fixed = {k: v for k, v in r["spec"]["params"].items() if k != field}
-    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+    lines = [f"# {r['name']}", "", r["description"].strip(), "", *notes_lines(r),
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              *verdict_table(r["checks"], r["spec"].get("checks")),

@@ -7,13 +7,13 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from engine.kinds.learning.provenance import spec_provenance
-from engine.markdown import ICON, check_heading, figure_link, fmt, rows_table, save_figure, verdict_table
+from engine.markdown import ICON, check_heading, figure_link, fmt, notes_lines, rows_table, save_figure, verdict_table
 from verifiers.theorems import THEOREMS
 
 
 def markdown(r: dict, figures: dict[str, str]) -> str:
     c = r["verdict_counts"]
-    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+    lines = [f"# {r['name']}", "", r["description"].strip(), "", *notes_lines(r),
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              *verdict_table(r["checks"], r["spec"].get("checks")),

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog import MECHANISMS
-from engine.markdown import check_heading, figure_link, rows_table, save_epsilon_plot, verdict_table
+from engine.markdown import check_heading, figure_link, notes_lines, rows_table, save_epsilon_plot, verdict_table
 
 
 def mechanism_markdown(r: dict, figure: str | None, own: str | None = None) -> str:
     entry = MECHANISMS.get(r["mechanism"])
     bullets, body = entry.report(r)
     c = r["verdict_counts"]
-    lines = [f"# {r['name']}", "", r["description"].strip(), "",
+    lines = [f"# {r['name']}", "", r["description"].strip(), "", *notes_lines(r),
              f"**Verdicts:** {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive, "
              f"{c['inapplicable']} inapplicable (of {len(r['checks'])} checks)", "",
              *verdict_table(r["checks"], r["spec"].get("checks"), entry.check_rules),

@@ -9,7 +9,8 @@ sqrt(n), sqrt(d), 4) of Thm A.6's proof, and Lemma 3.1's shape b = the smallest 
 (eps_c^2 n), p = 90 g^2 ln(2/delta_hat)/(b eps_c^2 n) (so p < 1/2) at delta_hat = delta/(d+1) -- with the
 per-coordinate epsilon eps_c found by bisection instead of Thm A.6's eps_hat = eps/(18 sqrt(ln(1/delta_hat))). The
 noise of each count, Bin(n b, p), has mean n b p = 90 g^2 ln(2/delta_hat)/eps_c^2, falling in eps_c: the largest
-eps_c the accountant accepts is the smallest noise it certifies.
+eps_c the accountant accepts is the smallest noise whose canary epsilon is at most the claim (the canaries are candidate
+neighbours, a lower bound on the worst pair: this is not a certificate of the claim).
 
 Who judges it: the run's privacy_accounting check reads the event as run with the pvec accountant's other route, the
 exact tabulated PLD (verifiers/accountants/binomial_privacy.py: every count's pmf, dp-accounting's
@@ -73,7 +74,8 @@ def calibrate(n: int, d: int, eps: float, delta: float, Delta2: float) -> shuffl
 def pvec_for(variant: str, b: int, d: int, eps: float, delta: float,
              Delta2: float) -> tuple[shuffle_sum.PVecParams, str, str, str, str]:
     """P_VEC's parameters for a call on b users at the claim (eps, delta), and the provenance of g, b_binom, p and
-    eps_hat: Thm 3.2's (variant standard) or the smallest noise our accountant certifies (variant accountant)."""
+    eps_hat: Thm 3.2's (variant standard) or the smallest noise whose canary epsilon our accountant puts at the claim (variant accountant; a
+    lower-bound pair, not a certificate)."""
     if variant == "accountant":
         try:
             pv = calibrate(b, d, eps, delta, Delta2)

@@ -44,7 +44,8 @@ def epsilon(events: tuple[ShuffleSumRelease, ...], L: float, delta: float) -> tu
            "PLD of every count's exact pmf (binomial_privacy.table_pld_epsilon; dp-accounting composes)")
     judged = ("" if s.calibrated_by is None else
               f"; the parameters were calibrated by {s.calibrated_by}, a different computation of the same canaries' "
-              f"divergence, so this is a second, independent evaluation of what ran")
+              f"divergence, so this is a second, independent evaluation of the release the run declared (on the same "
+              f"canaries, a lower bound on the worst pair: not a certificate)")
     return shuffle_sum_epsilon(s, delta), (f"{how} of P_VEC's binomial counts, worst canary, composed over the calls "
                                            f"one user joins (parallel composition over the others){judged}")
 

@@ -180,8 +180,9 @@ def _element(spec, prob, params: dict, event: dict, *, seed: int, value_key: int
                                       beta=beta))
     bound = stat_audit.lower_bound(scores[0], scores[1], delta=float(params["delta0"]), confidence=confidence)
     sampled = ("" if event.get("sampling") == "poisson" else
-               "; the run sampled a fixed-size batch, the audit samples every user Bernoulli(q): given the other "
-               "users' sampling (revealed) the canary's inclusion is Bernoulli(q) per round in both schemes")
+               "; the run sampled a fixed-size batch, the audit samples every user Bernoulli(q): with the other users' "
+               "steps at 0 (allowed under any loss) the release is B_u c + noise with B_u ~ Bern(q), independent "
+               "across rounds, the law the Poisson audit has")
     attack = (f"element canary: (15) on {ELEMENT_AUDIT_USERS} users ({ELEMENT_AUDIT_USERS - 1} of the model and a "
               f"canary holding k = {k} elements, its element steps at rho e_1; neighbour: one flipped, per-user "
               f"outputs {a:g} rho e_1 vs {b:g} rho e_1), T = {T} rounds at q = {q:.3g}, the auditor subtracting the "

@@ -110,4 +110,5 @@ def test_run_of_several_specs_compares_each_with_its_expect(tmp_path, capsys):
     code = main(["run", str(folder), "--quick", "--quiet", "--out", str(tmp_path / "out2")])
     out = capsys.readouterr().out
     assert code == 1 and "1 differ from their expect" in out
-    assert main(["run", str(tmp_path / "empty_dir_missing"), "--quick"]) == 2
+    (tmp_path / "empty").mkdir()
+    assert main(["run", str(tmp_path / "empty"), "--quick"]) == 2                # a folder with no spec in it

@@ -8,8 +8,7 @@ import pytest
 
 from engine import kinds
 from engine.kinds.learning import problem
-from engine.kinds.learning.provenance import spec_provenance
-from engine.kinds.learning.runner import problem_seed, resolve_point
+from engine.kinds.learning.runner import point_provenance, problem_seed, resolve_point
 from engine.kinds.learning.spec import with_value
 from tests.helpers import SPECS
 
@@ -23,7 +22,6 @@ def test_every_resolved_parameter_has_a_source(path):
         spec = with_value(spec, spec.sweep.field, min(spec.sweep.values))
     prob = problem.build(spec, problem_seed(spec.seed), np.random.default_rng(0))
     _, res = resolve_point(spec, prob)
-    sources = (spec_provenance(spec.model_dump()) | prob.provenance
-               | {k: v for k, v in res.provenance.items() if v != "problem constant"})
+    sources = point_provenance(spec.model_dump(), prob, res)
     missing = [k for k in res.params if not sources.get(k)]
     assert not missing, f"{path.name}: no source for {missing}"

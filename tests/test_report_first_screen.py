@@ -71,7 +71,10 @@ def _committed_checks():
 def test_every_described_rule_agrees_with_the_verdict_its_check_gave():
     """The rules are written from stored results, apart from the code that decided: for every committed check whose
     kind describes its rule, the side the rule's margin puts it on is the verdict the check gave (a describer that
-    misreads its check fails here), and an inapplicable check has no rule."""
+    misreads its check fails here), and an inapplicable check has no rule. Where a kind stores a verdict per row (the
+    shuffled-gradient, element-SGD, Fig. 3 and prior kinds), the side is read from those, so for them this holds the
+    combination, not each row's decision; a side that disagrees with the verdict on a result outside the committed
+    ones is shown as "decided by a condition in its section below" (engine/markdown.py)."""
     from verifiers.checks import rule_for
 
     described = 0
@@ -83,7 +86,7 @@ def test_every_described_rule_agrees_with_the_verdict_its_check_gave():
             described += 1
             assert rule.side == SIDE[ch["verdict"]], (name, ch["id"], ch["verdict"], rule)
             assert rule.text and rule.margin
-    assert described >= 140
+    assert described >= 270
 
 
 @pytest.mark.parametrize("name", ["agd_smooth", "shuffle_fig2a", "threat_models_logistic", "shuffleg_grid_cancer"])

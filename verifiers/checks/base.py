@@ -174,8 +174,9 @@ Describe = Callable[[Mapping[str, Any], Mapping[str, Any]], "Rule | None"]
 
 
 def compare(value: float, limit: float, *, relative: bool = True, strict: bool = False) -> tuple[str, bool]:
-    """``value`` against ``limit`` in words ("0.41 is 80% below 2", "-0.79 is 0.09 below -0.7"; ``relative=False``
-    for signed figures such as slopes), and whether it is at or below it (below it, ``strict``)."""
+    """``value`` against ``limit`` in words ("1.6 is 20% below 2", "0.41 is 4.88x below 2", "-0.79 is 0.09 below
+    -0.7"; ``relative=False`` for signed figures such as slopes), and whether it is at or below it (below it,
+    ``strict``)."""
     below = value < limit if strict else value <= limit
     if relative and limit != 0 and value * limit >= 0:
         rel = abs(value / limit - 1)

@@ -105,6 +105,13 @@ def resolve_point(spec: Spec, prob: problem.Problem) -> tuple[dict, Resolved]:
     return consts, res
 
 
+def point_provenance(spec: dict, prob: problem.Problem, res: Resolved) -> dict[str, str]:
+    """Where each of a point's parameters came from: the spec (its own fields), the problem (its constants), the
+    resolver (the calibration; its "problem constant" placeholders give way to the problem's own words)."""
+    return (spec_provenance(spec) | prob.provenance
+            | {k: v for k, v in res.provenance.items() if v != "problem constant"})
+
+
 def run_unit(unit: Unit) -> dict:
     """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
     t0 = time.perf_counter()
@@ -151,8 +158,7 @@ def run_unit(unit: Unit) -> dict:
     event = {k: v for k, v in ev_.to_dict(root).items() if k not in ("rounds", "max_record_uses")}
     seconds = time.perf_counter() - t0
     # the problem says where its constants come from; the resolver, where the algorithm's parameters do
-    provenance = (spec_provenance(unit.spec) | prob.provenance
-                  | {k: v for k, v in res.provenance.items() if v != "problem constant"})
+    provenance = point_provenance(unit.spec, prob, res)
     info = {"params": {k: float(v) for k, v in res.params.items()}, "provenance": provenance,
             "overridden": sorted(res.overridden), "event": event,
             "systematic": prob.systematic, "data_mode": prob.note, "materialised": materialise}

@@ -18,7 +18,8 @@ from threadpoolctl import threadpool_limits
 
 from algorithms import dme
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
-from verifiers.checks.dme import DME_CHECKS
+from verifiers.checks.dme import DME_CHECKS, DME_RULES
+from verifiers.checks.dme_tasks import DME_TASK_RULES
 
 SPATIAL = ("max", "opt", "avg")
 LEMMA_RUNS = 50               # Lemma 2.4.1: runs decoded both ways
@@ -179,5 +180,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003 (Jiang's thesis) ch. 2: Eqs. 2.1-2.3, 2.5-2.11, Thm 2.4.3, Thm 2.4.4, §2.4.1 / Fig. 2.2, "
                  "§2.4.3 / Fig. 2.3, App. A.3.2",
         params=DmeParams, sweepable=("n", "k", "group", "d"), whole=("n", "k", "group", "d"),
-        rules=rules, run_point=run_point, checks=DME_CHECKS, threat_model="none", report=report),
+        rules=rules, run_point=run_point, checks=DME_CHECKS, threat_model="none", report=report,
+        check_rules=DME_RULES | DME_TASK_RULES),
 )

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from algorithms import dme_tasks as dt
 from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
-from verifiers.checks.dme_tasks import DME_TASK_CHECKS, SRHT_RANK_CHECKS
+from verifiers.checks.dme_tasks import DME_TASK_CHECKS, DME_TASK_RULES, SRHT_RANK_CHECKS
 
 D = 64                                    # both stand-ins' dimension
 DATA = {"power": "digits", "kmeans": "digits", "regression": "diabetes_poly"}
@@ -228,6 +228,7 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
         citation="seed 003 (Jiang's thesis) ch. 2: §2.5.1-2.5.4 (L653-676), Fig. 2.4, Fig. 2.5, App. A.4.1 (L2285-2340)",
         params=DmeTaskParams, sweepable=("k", "n", "rounds"), whole=("k", "n", "rounds"),
         rules=rules, run_point=run_point, checks=DME_TASK_CHECKS, threat_model="none", report=report,
+        check_rules=DME_TASK_RULES,
         data="scikit-learn's digits (d = 64) stands in for the resized Fashion-MNIST (d = 1024) and diabetes' "
              "degree-2 features (d = 64) for UJIIndoorLoc (d = 512)",
         figure=figure),
@@ -237,5 +238,6 @@ MECHANISM_ENTRIES: tuple[MechanismEntry, ...] = (
                     "below n k (the delta of Thm 2.4.3)",
         citation="seed 003 (Jiang's thesis) ch. 2: App. A.3.3 (L2200-2204), Fig. A.2 (L2325)",
         params=SrhtRankParams, sweepable=("d", "n", "k"), whole=("d", "n", "k"), rules=rank_rules,
-        run_point=rank_point, checks=SRHT_RANK_CHECKS, threat_model="none", report=rank_report),
+        run_point=rank_point, checks=SRHT_RANK_CHECKS, threat_model="none", report=rank_report,
+        check_rules=DME_TASK_RULES),
 )

@@ -31,14 +31,14 @@ verdicts out. Lnnn = line of ../shared/seeds/003_56e8b1c3300cdeae.txt.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
 from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts, exact_result
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts, compare, exact_result, side_of
 from verifiers.checks.dme_tasks import spatial_vs_randk
 from verifiers.stats import mean_ci, welch_one_sided
 
@@ -246,3 +246,69 @@ DME_CHECKS.add("mse_ordering", mse_ordering)
 DME_CHECKS.add("a32_condition", a32_condition)
 DME_CHECKS.add("lemma241", lemma241)
 DME_CHECKS.add("spatial_vs_randk", spatial_vs_randk)     # §2.3.3: verifiers/checks/dme_tasks.py
+
+
+def _identity_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    out = [x for x in rows if not (x["lower"] <= x["closed_form"] * (1 + 1e-9) + 1e-12
+                                   and x["closed_form"] <= x["upper"] * (1 + 1e-9) + 1e-12)]
+    w = max(rows, key=lambda x: abs(x["ratio"] - 1) if x["ratio"] == x["ratio"] else 0)
+    return Rule(f"pass iff every estimator's Monte Carlo MSE interval ({r['confidence']:g}, Bonferroni over the "
+                f"estimator-points) contains its closed form; fail otherwise (a two-sided test)",
+                f"largest deviation: {w['estimator']} MSE {w['mse']:.5g} [{w['lower']:.5g}, {w['upper']:.5g}] against "
+                f"{w['closed_form']:.5g}", "fail" if out else "pass")
+
+
+def _thm243_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = [x for x in r["rows"] if "bound" in x]
+    sides = []
+    for x in rows:
+        slack = 1e-9 * x["bound"] + 1e-12
+        sides.append("fail" if x["lower"] > x["bound"] + slack else
+                     "pass" if x["lower"] - slack <= x["identity"] <= x["upper"] + slack and
+                     x["identity"] <= x["bound"] + slack else "undecided")
+    w = max(rows, key=lambda x: x["mse"] / x["bound"])
+    return Rule(f"per identical-vector point: fail iff the MSE interval's lower end ({r['confidence']:g}) is above Eq. "
+                f"2.9's bound at the measured rank deficiency; pass iff the interval holds the proof's (betabar - "
+                f"1)||x||^2 and that is within the bound; else inconclusive",
+                f"MSE {compare(w['mse'], w['bound'])[0]} (the bound; delta {w['delta']:.3g})",
+                "fail" if "fail" in sides else "pass" if sides and all(v == "pass" for v in sides) else "undecided")
+
+
+def _unbiased_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["W"] / x["critical"])
+    return Rule("per estimator and point: W = sum bias^2 / sum se^2 against its weighted chi-square's critical value "
+                "(Welch-Satterthwaite df, Bonferroni); fail iff some W exceeds it, pass otherwise",
+                f"largest W {w['W']:.3g} against {w['critical']:.3g} ({w['estimator']} at {w['point']})",
+                "fail" if any(x["W"] > x["critical"] for x in r["rows"]) else "pass")
+
+
+def _ordering_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["mse_lower"] / max(x["mse_higher"], 1e-300))
+    return Rule(f"per claimed pair: a one-sided test (Welch, or one-sample against the higher one's exact MSE) at "
+                f"{1 - r['confidence']:.2g} / {len(r['rows'])} (Bonferroni); pass iff every lower one is significantly "
+                f"below, fail iff one is significantly above", f"closest: {w['lower']} "
+                f"{compare(w['mse_lower'], w['mse_higher'])[0]} ({w['higher']}; p = {w['p_value']:.2g})",
+                side_of(r["rows"]))
+
+
+def _a32_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    grid = [x for x in r["rows"] if "below_2_3" in x]
+    below = sum(bool(x["below_2_3"]) for x in grid)
+    return Rule("fail iff, over a grid of (n >= 2, k, d) with n k <= d, the exact threshold kn/(d + kn - k) of App. "
+                "A.3.2's condition falls below 2/3 somewhere (then 'delta <= 2/3 suffices' does not follow); pass "
+                "otherwise (exact)", f"below 2/3 at {below} of {len(grid)} grid points",
+                "fail" if below else "pass")
+
+
+def _lemma241_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    w = max(r["rows"], key=lambda x: x["max_rel_diff"])
+    return Rule("fail iff Eq. 2.5 with G_i = E_i and Rand-k-Spatial's Eq. 2.2 differ by more than 1e-9 (relative) on "
+                "the same runs for some T; pass otherwise (exact)",
+                f"largest relative difference {w['max_rel_diff']:.2g} (T = {w['T']})",
+                "fail" if any(x["max_rel_diff"] > 1e-9 for x in r["rows"]) else "pass")
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DME_RULES = {"mse_identity": _identity_rule, "thm243": _thm243_rule, "unbiased_estimators": _unbiased_rule,
+             "mse_ordering": _ordering_rule, "a32_condition": _a32_rule, "lemma241": _lemma241_rule}

@@ -36,13 +36,13 @@ Rand-k-Spatial with Rand-k (a kind of the ``dme`` mechanism, catalog/dme_003.py)
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from scipy import stats
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, cited_result, combine_verdicts
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts, compare, side_of
 from verifiers.stats import mean_ci, welch_one_sided
 
 SEED = "seed 003 (Jiang's thesis) ch. 2"
@@ -238,3 +238,53 @@ DME_TASK_CHECKS.add("task_ordering", task_ordering)
 DME_TASK_CHECKS.add("codec_time", codec_time)
 SRHT_RANK_CHECKS: Registry[DmeTaskCheckFn] = Registry("SRHT rank check kind")
 SRHT_RANK_CHECKS.add("rank_deficiency", rank_deficiency)
+
+
+def _task_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [x for x in r["rows"] if x["other"] in JUDGED]
+    w = max(judged, key=lambda x: x["ratio"])
+    side = ("fail" if any(x["p_higher"] < x["level"] for x in judged) else
+            "pass" if all(x["p_lower"] < x["level"] for x in judged) else "undecided")
+    return Rule(f"per task measure (estimation error, task loss) and judged comparator (Rand-k, Rand-k-Spatial(Avg)): a "
+                f"one-sided Welch test at {w['level']:.2g} (Bonferroni); pass iff RPS(Avg) is significantly lower in "
+                f"every one, fail iff significantly higher in one (Wangni and Induced reported, not judged)",
+                f"closest: RPS(Avg) {compare(w['rps_avg'], w['other_mean'])[0]} ({w['other']}, {w['measure']})", side)
+
+
+def _codec_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [x for x in r["rows"] if x["claim"].startswith("RPS(Avg) decodes") and x["other"] in JUDGED]
+    w = min(judged, key=lambda x: x["rps_median_ms"] / max(x["other_median_ms"], 1e-12))
+    return Rule(f"per judged comparator: a sign test over the runs that RPS(Avg)'s decode is slower by more than "
+                f"{MARGIN:.0%} (one core's CPU time, Bonferroni); pass iff it is for every one, fail iff the reverse "
+                f"is significant for one", f"closest: RPS(Avg) {w['rps_median_ms']:.3g} ms against {w['other']} "
+                f"{w['other_median_ms']:.3g} ms (median; slower by > {MARGIN:.0%} in {w['runs_for']} of {w['runs']})",
+                side_of(judged))
+
+
+def _spatial_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    rows = r["rows"]
+    exact_bad = any((abs(x["eq_2_3_opt"] - x["eq_2_1"]) > 1e-9 * x["eq_2_1"]) if x["R"] <= 1e-12 else
+                    x["eq_2_3_opt"] >= x["eq_2_1"] * (1 - 1e-9) for x in rows)
+    mc_bad = any(x["upper"] < x["eq_2_1"] * (1 - EQUIV_TOL) or x["lower"] > x["eq_2_1"] * (1 + EQUIV_TOL)
+                 if x["R"] <= 1e-12 else x["lower"] > x["eq_2_1"] for x in rows)
+    pos = [x for x in rows if x["R"] > 1e-12]
+    w = max(pos, key=lambda x: x["closed_ratio"]) if pos else rows[0]
+    return Rule(f"exact: Eq. 2.3 equals Eq. 2.1 at R = 0 and is strictly below it at R > 0; the runs can only "
+                f"contradict (TOST within +-{EQUIV_TOL:.0%} at R = 0, one-sided below Eq. 2.1 at R > 0): pass iff the "
+                f"closed forms hold and no run contradicts them", f"largest Eq. 2.3 / Eq. 2.1 = "
+                f"{w['closed_ratio']:.4f} at R = {w['R']:.3g}", "fail" if exact_bad or mc_bad else "pass")
+
+
+def _rank_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
+    judged = [x for x in r["rows"] if not str(x["verdict"]).startswith("not")]
+    w = max(judged, key=lambda x: x["deficient"])
+    return Rule(f"where n k < d: the Clopper-Pearson interval of the rank-deficiency frequency against delta <= "
+                f"{DELTA_SMALL:g} (the reading of 'delta ~ 0', fixed before the run); pass iff every upper end is at "
+                f"or below it, fail iff a lower end is above it (n k = d reported, not judged)",
+                f"largest: {w['deficient']} deficient draws at d = {w['d']}, n = {w['n']}, k = {w['k']}",
+                side_of(judged))
+
+
+# the decision rules in words, for the report's first table (verifiers/checks/base.py Rule)
+DME_TASK_RULES = {"task_ordering": _task_rule, "codec_time": _codec_rule, "spatial_vs_randk": _spatial_rule,
+                  "rank_deficiency": _rank_rule}

@@ -152,7 +152,8 @@ class MechanismEntry:
     relations: tuple[Neighbouring, ...] = ()
     data: str | None = None           # what its inputs are when they stand in for a paper's data set (the claims
                                       # ledger counts an experiment's claim decided on them as decided on a stand-in)
-    figure: Callable[[dict, Path], str | None] | None = None   # its own figure: (results, folder) -> file name
+    figure: Callable[[dict, Path], str | None] | None = None   # its own figure: (results, folder) -> the PNG's name
+                                      # (save it with save_figure below: the report links its SVG copy too)
     # its check kinds' decision rules in words, from a stored result (verifiers/checks/base.py Rule), for the report's
     # first table; a kind without one points to its section
     check_rules: Mapping[str, Describe] = field(default_factory=dict)

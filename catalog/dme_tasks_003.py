@@ -16,7 +16,7 @@ from pydantic import Field
 from threadpoolctl import threadpool_limits
 
 from algorithms import dme_tasks as dt
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
 from verifiers.checks.dme_tasks import DME_TASK_CHECKS, DME_TASK_RULES, SRHT_RANK_CHECKS
 
 D = 64                                    # both stand-ins' dimension
@@ -174,10 +174,7 @@ def figure(r: dict, out_dir: Any) -> str | None:
     axes[1].legend(fontsize=7)
     fig.suptitle(f"{r['name']}: Fig. 2.4's {pt['params']['task']} on the stand-in (point {fmt(pt['value'])})")
     fig.tight_layout()
-    name = f"{r['name']}.png"
-    fig.savefig(out_dir / name, dpi=110)
-    plt.close(fig)
-    return name
+    return save_figure(fig, out_dir, r["name"])
 
 
 class SrhtRankParams(MechanismParams):

@@ -735,7 +735,17 @@ _TEACHERS = ("MNIST and Fashion-MNIST are not available offline, and on stand-in
              "MNIST's size (1025 per teacher) has DaRRM ahead (0.90 against 0.63, darrm_teachers_mixture): they "
              "bracket the claim and neither decides it")
 
+_FIG3 = ("MNIST is not available offline, and on a stand-in (cldp_fig3_eps14 / _eps291: CLDP-SGD on the digits, stopped "
+         "where each accounting ends the budget) the accuracy order follows from the exact round allowances and the "
+         "accuracy rising with the rounds, not from MNIST's levels")
+
 UNDECIDABLE: dict[str, str] = {
+    "001 Fig. 3 (ε = 1.4)": _FIG3 + (
+        "; at eps = 1.4 even the allowance order turns on the baseline's conventions, which the seed does not state "
+        "(Thm 1: 212 rounds; the baseline as its sources state it 226, as the authors' notebook computes it 142)"),
+    "001 Fig. 3 / §7 (90%)": _FIG3 + (
+        "; at eps = 2.91 Thm 1 allows 1067 rounds against the baseline's 768 / 516 under both conventions, and the "
+        "baseline's 4.82 needs conventions the seed does not state (ours: 3.55 / 4.43 after 1067 rounds)"),
     "003 §1.5 / §3.1.1": _TEACHERS,
     "003 Table 3.1": _TEACHERS,
     "003 Table B.4": _TEACHERS,

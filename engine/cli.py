@@ -357,6 +357,7 @@ def cmd_run(args) -> int:
     rows, worst = [], 0
     for path, spec in zip(paths, specs):
         t0 = time.perf_counter()
+        _last_verdicts.pop(spec.name, None)        # a run that ends before its results leaves no stale verdicts
         code = run_one(argparse.Namespace(**{**vars(args), "spec": str(path)}))
         if code >= 128:                             # interrupted: what finished is kept; stop here
             return code

@@ -44,11 +44,15 @@ def general_delta(Delta: float, k: int, delta_prime: float) -> float:
 def exact_epsilon(eps: float, k: int, delta_prime: float) -> float:
     """The optimal epsilon of k-fold (eps, Delta)-DP at total delta 1 - (1 - Delta)^k (1 - delta') (any Delta):
     Kairouz, Oh & Viswanath's exact composition, delta_RR(E) <= delta'."""
-    # imported here: verifiers/checks/element_composition.py holds the exact randomized-response composition, and the
-    # checks package imports this module (a module-level import would be a cycle)
-    from verifiers.checks.element_composition import rr_epsilon
-
     return rr_epsilon(eps, k, delta_prime)
+
+
+def rr_epsilon(eps: float, k: int, delta: float) -> float:
+    """The epsilon of k-fold eps-randomized response at delta: verifiers/checks/element_composition.py's, imported
+    when called (the checks package imports this module, so a module-level import would be a cycle)."""
+    from verifiers.checks.element_composition import rr_epsilon as exact
+
+    return exact(eps, k, delta)
 
 
 def pld_epsilon(eps: float, Delta: float, k: int, delta_total: float, interval: float = PLD_INTERVAL) -> float:

@@ -32,14 +32,15 @@ class DarrmParams(MechanismParams):
     lp: int = Field(0, ge=0, le=1, description="1: also solve the chapter's LP (3.2)-(3.3) for gamma_opt (HiGHS)")
 
 
-def rules(p: Mapping[str, Any]) -> None:
+def rules(p: Mapping[str, Any], max_multisets: int = MAX_MULTISETS) -> None:
+    """An odd K, m <= K, and at most ``max_multisets`` corner multisets (the exact privacy enumerates them)."""
     if p["K"] % 2 == 0:
         raise RuleError(f"K = {p['K']} mechanisms: DaRRM needs an odd K (Problem 3.1.1, L728)", field="K")
     if p["m"] > p["K"]:
         raise RuleError(f"m = {p['m']} > K = {p['K']}: the privacy allowance is at most K", field="m")
     n = dp.n_multisets(p["K"], p["Delta"])
-    if n > MAX_MULTISETS:
-        raise RuleError(f"K = {p['K']} needs {n} corner multisets (allowed: <= {MAX_MULTISETS}); lower K", field="K")
+    if n > max_multisets:
+        raise RuleError(f"K = {p['K']} needs {n} corner multisets (allowed: <= {max_multisets}); lower K", field="K")
 
 
 def claimed_delta(p: Mapping[str, Any]) -> float:

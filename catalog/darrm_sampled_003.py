@@ -23,7 +23,7 @@ from pydantic import Field
 
 from algorithms import darrm, darrm_sampler
 from catalog import darrm_003
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header
+from catalog.base import MechanismEntry, MechanismParams, fmt, mechanism_header
 from verifiers.accountants import darrm_privacy as dp
 from verifiers.checks.darrm_sampled import DARRM_SAMPLED_CHECKS, DARRM_SAMPLED_RULES
 
@@ -45,13 +45,7 @@ class SampledParams(MechanismParams):
 
 
 def rules(p: Mapping[str, Any]) -> None:
-    if p["K"] % 2 == 0:
-        raise RuleError(f"K = {p['K']} mechanisms: DaRRM needs an odd K (Problem 3.1.1, L728)", field="K")
-    if p["m"] > p["K"]:
-        raise RuleError(f"m = {p['m']} > K = {p['K']}: the privacy allowance is at most K", field="m")
-    n = dp.n_multisets(p["K"], p["Delta"])
-    if n > MAX_MULTISETS:
-        raise RuleError(f"K = {p['K']} needs {n} corner multisets (allowed: <= {MAX_MULTISETS}); lower K", field="K")
+    darrm_003.rules(p, MAX_MULTISETS)
 
 
 def named_gammas(p: Mapping[str, Any], laws: dp.CornerLaws) -> dict[str, dict[str, Any]]:

@@ -8,9 +8,8 @@ chapter integrates the prior over [0.5, 1]^K for T_U (B.61, L3406) and over [0.7
 coefficients are exactly Bin(K, (a + b)/2)(l) - Bin(K, (a + b)/2)(K - l) (verifiers/accountants/darrm_privacy.
 prior_weights; [D] in the reading notes): q = 0.75 (T_U), q = 0.85 (T_P).
 
-``optimal_gamma_under`` is darrm_privacy.optimal_gamma with the objective's coefficients as an argument (that
-function fixes the uniform prior): the same rows (Lemma 3.6.1's corners), the same HiGHS solve, the same scaling
-onto the rows.
+``optimal_gamma_under`` is darrm_privacy.optimal_gamma with the objective's coefficients given: the same rows
+(Lemma 3.6.1's corners), the same HiGHS solve, the same scaling onto the rows.
 
 The expected error under an actual distribution (B.56's expectation, L3352-3358) E_p |(1/2) sum_{l >= (K+1)/2}
 (alpha_l - alpha_{K-l}) (1 - gamma(l))|:
@@ -23,8 +22,6 @@ The expected error under an actual distribution (B.56's expectation, L3352-3358)
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from algorithms import darrm
@@ -33,19 +30,7 @@ from verifiers.accountants import darrm_privacy as dp
 
 def optimal_gamma_under(laws: dp.CornerLaws, K: int, m: float, eps: float, delta: float, c: np.ndarray) -> dp.Optimal:
     """The LP (3.2)-(3.3) with objective coefficients ``c`` (for l = (K+1)/2 .. K) over Lemma 3.6.1's corner rows."""
-    from scipy.optimize import linprog
-
-    em = math.exp(m * eps)
-    rhs = em - 1 + 2 * delta
-    A = dp.constraint_rows(laws, K, em)
-    res = linprog(-c, A_ub=A, b_ub=np.full(A.shape[0], rhs), bounds=[(0.0, 1.0)] * c.size, method="highs")
-    if res.x is None:
-        raise ValueError(f"the LP for gamma_opt failed: {res.message}")
-    x = np.clip(res.x, 0.0, 1.0)
-    worst = float((A @ x).max())
-    scale = min(1.0, rhs / worst) if worst > 0 else 1.0
-    x = x * scale
-    return dp.Optimal(np.concatenate([x[::-1][: (K + 1) // 2], x]), str(res.message), scale, int(A.shape[0]))
+    return dp.optimal_gamma(laws, K, m, eps, delta, c)
 
 
 def signed_error(alpha: np.ndarray, gamma: np.ndarray) -> np.ndarray:

@@ -256,18 +256,20 @@ class Optimal:
     rows: int
 
 
-def optimal_gamma(laws: CornerLaws, K: int, m: float, eps: float, delta: float) -> Optimal:
+def optimal_gamma(laws: CornerLaws, K: int, m: float, eps: float, delta: float,
+                  c: np.ndarray | None = None) -> Optimal:
     """The chapter's LP (3.2)-(3.3) (L931-939) with Lemma 3.6.1's corner rows (L961-967): maximise
     sum_l c_l gamma(l) subject to f(corner multiset; gamma) <= e^{m eps} - 1 + 2 delta for every multiset, gamma in
     [0, 1], symmetric; solved by scipy's HiGHS (the chapter uses Gurobi, L970). The solver meets the rows to its
     feasibility tolerance (~1e-7); since f is linear in gamma and the right side is positive, the solution is then
-    scaled by min(1, rhs / max_rows f) so that every row holds in floating point (``scaled`` records the factor)."""
+    scaled by min(1, rhs / max_rows f) so that every row holds in floating point (``scaled`` records the factor).
+    ``c``: the objective's coefficients for l = (K+1)/2 .. K (default: the prior T_U of B.61, prior_weights(K))."""
     from scipy.optimize import linprog
 
     em = math.exp(m * eps)
     rhs = em - 1 + 2 * delta
     A = constraint_rows(laws, K, em)
-    c = prior_weights(K)
+    c = prior_weights(K) if c is None else c
     res = linprog(-c, A_ub=A, b_ub=np.full(A.shape[0], rhs), bounds=[(0.0, 1.0)] * c.size, method="highs")
     if res.x is None:
         raise ValueError(f"the LP for gamma_opt failed: {res.message}")

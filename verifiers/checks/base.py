@@ -196,6 +196,15 @@ def side_of(rows: Any) -> str:
     return {"pass": "pass", "fail": "fail"}.get(v, "undecided")
 
 
+def interval_side(rows: Any) -> str:
+    """The side of a rule "pass iff every interval lies above 0, fail iff one lies below 0" over rows holding their
+    interval's ``lower`` and ``upper`` ends: 'pass', 'fail' or 'undecided'."""
+    rows = list(rows)
+    if any(x["upper"] < 0 for x in rows):
+        return "fail"
+    return "pass" if all(x["lower"] > 0 for x in rows) else "undecided"
+
+
 def at(point: Any) -> str:
     """" at <point>" for a sweep point, "" for a spec without a sweep (its one point is None)."""
     return "" if point is None else f" at {point:g}" if isinstance(point, (int, float)) else f" at {point}"

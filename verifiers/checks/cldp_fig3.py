@@ -30,7 +30,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts
+from verifiers.checks.base import CheckResult, Rule, cited_result, combine_verdicts, interval_side
 from verifiers.stats import mean_ci
 
 SEED = "seed 001 (Girgis, Data & Diggavi)"
@@ -206,8 +206,7 @@ def _order_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
         signs = {(x["rounds Thm 1"] > x["rounds baseline"]) - (x["rounds Thm 1"] < x["rounds baseline"]) for x in group}
         if 1 in signs and -1 in signs:
             continue                         # the conventions disagree on which accounting allows more: not judged
-        sides.append("fail" if any(x["upper"] < 0 for x in group) else
-                     "pass" if all(x["lower"] > 0 for x in group) else "undecided")
+        sides.append(interval_side(group))
     side = "fail" if "fail" in sides else "pass" if sides and all(v == "pass" for v in sides) else "undecided"
     judged = [x for x in rows if x["eps"] in {e for e, g in by_eps.items()
                                               if len({(y["rounds Thm 1"] > y["rounds baseline"]) for y in g}) == 1}]
@@ -223,8 +222,7 @@ def _rises_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
     return Rule("accuracy after the most rounds minus after the fewest (paired, Student, Bonferroni): pass iff every "
                 "interval is above 0, fail iff one is below 0",
                 f"lowest interval [{w['lower']:+.4f}, {w['upper']:+.4f}] (eps {w['eps']:g})",
-                "fail" if any(x["upper"] < 0 for x in r["rows"]) else
-                "pass" if all(x["lower"] > 0 for x in r["rows"]) else "undecided")
+                interval_side(r["rows"]))
 
 
 def _within_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:

@@ -35,7 +35,7 @@ from scipy import stats as sps
 
 from algorithms.registry import Registry
 from verifiers.audit import clopper_pearson_upper
-from verifiers.checks.base import CheckResult, Rule, at, cited_result, compare, exceeds, side_of
+from verifiers.checks.base import CheckResult, Rule, at, cited_result, compare, exceeds, interval_side, side_of
 from verifiers.stats import mean_ci, weighted_slope
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
@@ -316,8 +316,7 @@ def _ordering_loss_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
 def _vs_user_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
     rows = r["rows"]
     w = min(rows, key=lambda x: x["lower"])
-    side = ("fail" if any(x["upper"] < 0 for x in rows) else "undecided" if any(x["lower"] <= 0 for x in rows)
-            else "pass")
+    side = interval_side(rows)
     return Rule("paired one-sided limits of user-level minus element-level error, per point (Bonferroni): pass iff "
                 "every lower limit is above 0 (element level better), fail iff an upper limit is below 0",
                 f"smallest lower limit {w['lower']:.4g} (difference {w['user_minus_element']:.4g}){at(w['point'])}",
@@ -336,8 +335,7 @@ def _mse_rate_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
 def _finer_rule(r: Mapping[str, Any], spec: Mapping[str, Any]) -> Rule:
     rows = r["rows"]
     w = min(rows, key=lambda x: x["lower"])
-    side = ("fail" if any(x["upper"] < 0 for x in rows) else "undecided" if any(x["lower"] <= 0 for x in rows)
-            else "pass")
+    side = interval_side(rows)
     return Rule("along K: one-sided Welch limits of each step's MSE decrease (Bonferroni over the steps); pass iff "
                 "every lower limit is above 0, fail iff an upper limit is below 0",
                 f"smallest step K {w['from_K']:g} -> {w['to_K']:g}: decrease {w['decrease']:.4g} (lower limit "

@@ -37,7 +37,7 @@ import numpy as np
 from scipy import stats as sps
 
 from algorithms.registry import Registry
-from verifiers.checks.base import CheckResult, Rule, cite, cited_result, compare, exceeds, side_of
+from verifiers.checks.base import CheckResult, Rule, cite, cited_result, compare, exceeds, interval_side, side_of
 from verifiers.stats import mean_ci
 
 SEED = "seed 002 (Asi, Duchi, Javidi)"
@@ -302,8 +302,7 @@ def _interval_rule(what: str) -> Callable[[Mapping[str, Any], Mapping[str, Any]]
                     f"above 0, fail iff one lies below 0; else inconclusive",
                     f"lowest interval [{w['lower']:.3g}, {w['upper']:.3g}]" + (f" (eps = {w['eps']:g})"
                                                                               if w.get("eps") is not None else ""),
-                    "fail" if any(x["upper"] < 0 for x in r["rows"]) else
-                    "pass" if all(x["lower"] > 0 for x in r["rows"]) else "undecided")
+                    interval_side(r["rows"]))
     return rule
 
 

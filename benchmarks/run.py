@@ -1,20 +1,27 @@
-"""Benchmarks: the engine's vectorised trial loop against a per-trial, per-silo loop, against this machine's
-roofline, and (when installed) against Opacus. Run with ``python -m benchmarks.run`` (``--quick`` for a
-smaller version); prints a table and writes benchmarks/results.json. It reports; it asserts nothing and is
-not part of CI.
+"""Benchmarks: the engine's vectorised trial loop against a per-trial, per-silo loop and against this machine's
+bound, and (when installed) DP-SGD against Opacus. Run with ``python -m benchmarks.run`` (``--quick`` for a
+smaller version); prints a table and writes benchmarks/results.json, from which ``python -m benchmarks.readme``
+(or ``--readme`` here) regenerates the README's tables. It reports; it asserts nothing and is not part of CI.
 
 Configurations (named in the README):
   a_overhead  many silos (N = 64), small per-silo batches (K = 4), small d (8): Python overhead dominates;
   b_agd       the default configuration of specs/agd_smooth.yaml (its middle sweep point, n = 14142);
   c_large     a large per-silo batch (K = 1024) and d = 256, so memory traffic dominates.
-Every timing is a ratio against a baseline run in the same process on the same work, and the baseline's
-outputs are checked against the engine's for the same seeds.
+Every timing is a ratio against a baseline run in the same process on the same work (best wall-clock and best
+CPU time of the repeats, after a warm-up run), and the baseline's outputs are checked against the engine's for
+the same seeds. Each row's bound is the machine's (``work_bound``): its draws, counted while it runs, at the
+rate measured now of the generator algorithms/streams.py uses, plus its gradient pass at the roofline.
+DP-SGD against Opacus clips per sample on both sides and gives two figures: the engine's runs batched (how
+the harness runs trials) and one run at a time; Opacus runs them one after another. Without opacus and torch
+it is skipped with a message naming what is missing.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
+import os
 import platform
 import sys
 import time
@@ -25,7 +32,7 @@ import numpy as np
 from algorithms import acsa, mechanisms, sampling
 from algorithms.data import Records, make_sphere_linear
 from algorithms.losses import Logistic, Squared
-from algorithms.streams import streams_for
+from algorithms.streams import TrialStreams, streams_for
 from catalog import ALGORITHMS
 from engine import kinds
 from engine.kinds.learning import runner
@@ -192,55 +199,212 @@ def gradient_roofline(cfg: dict, limits: dict) -> dict:
             else "compute"}
 
 
-# --- Opacus (optional) ----------------------------------------------------------------------------------
-def opacus_ratio(cfg: dict) -> dict:
-    """DP-SGD on the same logistic-regression problem: Opacus (per-sample gradients, clipping, noise) against
-    the engine's Algorithm 2 with the logistic loss, the same number of steps, batch size and d."""
+# --- the machine's bound for a row: draws at the generator's rate, the gradient pass at the roofline ---------
+def _generators(obj, seen: set | None = None) -> list[np.random.Generator]:
+    """Every numpy Generator reachable from ``obj``'s attributes (objects, lists, tuples, dicts), depth first: how
+    the streams' generators are found without assuming how algorithms/streams.py stores them."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, np.random.Generator):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        items = list(obj)
+    elif isinstance(obj, dict):
+        items = list(obj.values())
+    elif hasattr(obj, "__dict__") and not isinstance(obj, (type, np.ndarray)):
+        items = list(vars(obj).values())
+    else:
+        return []
+    return [g for item in items for g in _generators(item, seen)]
+
+
+def generator_rates(m: int = 2**22) -> dict:
+    """The time per value of the generator algorithms/streams.py gives a trial (found by introspection, so it is
+    whatever bit generator streams.py uses now): m standard normals and m uniforms drawn into place, best of 5; and
+    the same m values asked through TrialStreams (its block buffer's copies included), best of 3."""
+    ts = streams_for(np.random.SeedSequence(0), [0], 1)
+    gens = _generators(ts)
+    if not gens:
+        raise RuntimeError("algorithms/streams.py: no numpy Generator found in a TrialStreams")
+    g = gens[0]
+    buf = np.empty(m)
+    g.standard_normal(out=buf)
+    normal = min(_timed(lambda: g.standard_normal(out=buf)) for _ in range(5)) / m
+    uniform = min(_timed(lambda: g.random(out=buf)) for _ in range(5)) / m
+    ts.standard_normal((1, m)), ts.random((1, m))
+    s_normal = min(_timed(lambda: ts.standard_normal((1, m))) for _ in range(3)) / m
+    s_uniform = min(_timed(lambda: ts.random((1, m))) for _ in range(3)) / m
+    kinds_ = sorted({type(x.bit_generator).__name__ for x in gens})
+    return {"bit_generator": "/".join(kinds_), "normal_ns": normal * 1e9, "uniform_ns": uniform * 1e9,
+            "streams_normal_ns": s_normal * 1e9, "streams_uniform_ns": s_uniform * 1e9}
+
+
+@contextlib.contextmanager
+def counting_draws():
+    """Counts the normals and uniforms the code run inside asks of TrialStreams (the values it uses, not the
+    block buffer's read-ahead). ``uniform`` and ``integers`` are counted through ``random``, which they call."""
+    counts = {"normal": 0, "uniform": 0}
+    orig = {"standard_normal": TrialStreams.standard_normal, "random": TrialStreams.random}
+
+    def wrap(name, kind):
+        def draw(self, *args, **kw):
+            out = orig[name](self, *args, **kw)
+            counts[kind] += int(np.size(out))
+            return out
+        return draw
+    TrialStreams.standard_normal = wrap("standard_normal", "normal")      # type: ignore[method-assign]
+    TrialStreams.random = wrap("random", "uniform")                       # type: ignore[method-assign]
     try:
-        import torch
-        from opacus import PrivacyEngine
-    except ImportError:
-        return {"status": "opacus not installed (pip install -e .[bench]); skipped"}
-    N, K, d, R, T = cfg["N"], cfg["K"], cfg["d"], cfg["R"], cfg["T"]
+        yield counts
+    finally:
+        TrialStreams.standard_normal = orig["standard_normal"]          # type: ignore[method-assign]
+        TrialStreams.random = orig["random"]                            # type: ignore[method-assign]
+
+
+def work_bound(draws: dict, grad_elems: int, limits: dict, rates: dict) -> dict:
+    """The machine's bound on a run's time: its draws at the streams' generator rate (normals and uniforms,
+    counted), plus its gradient pass at the roofline: every batch coordinate (grad_elems = rounds x trials x
+    silos x batch x d) read once from memory (8 bytes) at the copy bandwidth, or its 4 FLOPs (X w and X^T s) at
+    the matmul rate, whichever is slower. The draws and the gradient pass are separate passes in numpy, one
+    thread each, hence the sum. A lower bound: no Python, no gather, no projection, no second pass."""
+    draw_s = (draws["normal"] * rates["normal_ns"] + draws["uniform"] * rates["uniform_ns"]) * 1e-9
+    mem_s = 8 * grad_elems / (limits["copy_gb_per_s"] * 1e9)
+    flop_s = 4 * grad_elems / (limits["matmul_gflops"] * 1e9)
+    parts = {"draws": draw_s, "memory": mem_s, "compute": flop_s}
+    return {"bound_s": draw_s + max(mem_s, flop_s), "draws_s": draw_s, "memory_s": mem_s, "compute_s": flop_s,
+            "normals": draws["normal"], "uniforms": draws["uniform"], "grad_elems": grad_elems,
+            "limited_by": max(parts, key=lambda k: parts[k])}
+
+
+def _measure(fn, repeats: int) -> dict:
+    """Best wall-clock and best CPU time (this process, every thread) of ``repeats`` calls, and the last output."""
+    walls, cpus, out = [], [], None
+    for _ in range(repeats):
+        c0, t0 = time.process_time(), time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return {"wall_s": min(walls), "cpu_s": min(cpus), "repeats": repeats, "out": out}
+
+
+# --- DP-SGD against Opacus (optional) ---------------------------------------------------------------------
+class PerSampleClipped:
+    """DP-SGD's per-sample clipping (Opacus's ``max_grad_norm``) on a loss: ``batch_grad`` forms every record's
+    gradient, takes its l2 norm and scales it to at most C before averaging, the generic way Opacus does it
+    (not through the linear model's shortcut |phi'| ||x||). The rounds (algorithms/rounds.py) use only
+    ``batch_grad``; anything else is the wrapped loss's."""
+
+    def __init__(self, loss, C: float):
+        self.loss, self.C = loss, C
+
+    def batch_grad(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        g = self.loss.record_grads(w, X, y)                                   # (T, N, K, d)
+        norm = np.sqrt(np.einsum("...d,...d->...", g, g))
+        g *= np.minimum(1.0, self.C / np.maximum(norm, np.finfo(float).tiny))[..., None]
+        return g.mean(axis=-2)
+
+    def __getattr__(self, name: str):
+        if name == "loss":
+            raise AttributeError(name)
+        return getattr(self.loss, name)
+
+
+def engine_dpsgd(cfg: dict, trials, clip: float | None = 1.0, seed: int = 1) -> np.ndarray:
+    """The engine's Algorithm 2 (noisy_mbsgd) as DP-SGD on a logistic regression: labels +-1 from the sphere
+    population, per-sample clipping to ``clip`` (None: none), the given trials advancing together."""
+    trials = list(trials)
+    ps = np.random.SeedSequence(seed)
+    rec = Records(_population(cfg["N"], cfg["d"]), streams_for(ps, trials, 0), len(trials), cfg["n"], materialise=True)
+    rec.y = np.sign(rec.y) + (rec.y == 0)
+    loss = Logistic() if clip is None else PerSampleClipped(Logistic(), clip)
+    return ALGORITHMS.get("noisy_mbsgd").run(rec, loss, R=cfg["R"], K=cfg["K"], sigma=0.5, eta=0.1, radius=1.0,
+                                             M_range=(cfg["N"], cfg["N"]), rng=streams_for(ps, trials, 1)).w
+
+
+def opacus_dpsgd(cfg: dict, runs: int) -> None:
+    """Opacus DP-SGD (Poisson sampling at expected batch N K, per-sample gradients, clipping to 1, noise
+    multiplier 1) on a logistic regression of the same size (N n records on the unit sphere in R^d, float64),
+    ``runs`` runs of R steps one after another, each with its own model, optimiser and PrivacyEngine."""
+    import torch
+    from opacus import PrivacyEngine
+
+    N, K, d, R = cfg["N"], cfg["K"], cfg["d"], cfg["R"]
     rng = np.random.default_rng(0)
     m = N * cfg["n"]
     X = rng.standard_normal((m, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
-    torch.set_num_threads(1)
+    y = np.where(rng.random(m) < 0.5, 1.0, 0.0)
+    torch.manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.tensor(X), torch.tensor(y))
+    for _ in range(runs):
+        model = torch.nn.Linear(d, 1, bias=False).double()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = torch.utils.data.DataLoader(data, batch_size=N * K, shuffle=True)
+        model, opt, loader = PrivacyEngine().make_private(module=model, optimizer=opt, data_loader=loader,
+                                                          noise_multiplier=1.0, max_grad_norm=1.0)
+        steps = 0
+        while steps < R:
+            for xb, yb in loader:
+                opt.zero_grad()
+                torch.nn.functional.binary_cross_entropy_with_logits(model(xb)[:, 0], yb).backward()
+                opt.step()
+                steps += 1
+                if steps >= R:
+                    break
 
-    def run_opacus():
-        for _ in range(T):
-            model = torch.nn.Linear(d, 1, bias=False).double()
-            opt = torch.optim.SGD(model.parameters(), lr=0.1)
-            data = torch.utils.data.TensorDataset(torch.tensor(X), torch.tensor((y + 1) / 2))
-            loader = torch.utils.data.DataLoader(data, batch_size=N * K, shuffle=True)
-            model, opt, loader = PrivacyEngine().make_private(module=model, optimizer=opt, data_loader=loader,
-                                                              noise_multiplier=1.0, max_grad_norm=1.0)
-            steps = 0
-            while steps < R:
-                for xb, yb in loader:
-                    opt.zero_grad()
-                    torch.nn.functional.binary_cross_entropy_with_logits(model(xb)[:, 0], yb).backward()
-                    opt.step()
-                    steps += 1
-                    if steps >= R:
-                        break
 
-    def run_engine():
-        pop = _population(N, d)
-        ps = np.random.SeedSequence(1)
-        rec = Records(pop, streams_for(ps, range(T), 0), T, cfg["n"], materialise=True)
-        rec.y = np.sign(rec.y) + (rec.y == 0)
-        ALGORITHMS.get("noisy_mbsgd").run(rec, Logistic(), R=R, K=K, sigma=0.5, eta=0.1, radius=1.0,
-                                          M_range=(N, N), rng=streams_for(ps, range(T), 1))
+def opacus_comparison(cfg: dict, limits: dict, rates: dict, repeats: int) -> dict:
+    """DP-SGD with per-sample clipping on both sides, on one thread each: Opacus's T runs one after another against
+    the engine's Algorithm 2 (clipped) with the T runs advancing together (``batched``, how the harness runs trials)
+    and one run at a time (``run_by_run``). The unclipped engine (Algorithm 2 as the specs run it) is timed too. The
+    engine's batched and run-by-run outputs must agree (a trial's numbers depend only on its seed)."""
+    T, N, K, d, R = cfg["T"], cfg["N"], cfg["K"], cfg["d"], cfg["R"]
+    out: dict = {"runs": T, "steps": R, "batch": N * K, "d": d, "clip": 1.0, "threads": 1}
+    with _one_thread():
+        with counting_draws() as draws:
+            w_b = engine_dpsgd(cfg, range(T))                      # also the warm-up
+        out["bound"] = work_bound(draws, R * T * N * K * d, limits, rates)
+        batched = _measure(lambda: engine_dpsgd(cfg, range(T)), repeats)
+        by_run = _measure(lambda: np.concatenate([engine_dpsgd(cfg, [t]) for t in range(T)]), repeats)
+        unclipped = _measure(lambda: engine_dpsgd(cfg, range(T), clip=None), repeats)
+    out["batched_equals_run_by_run"] = bool(np.array_equal(w_b, by_run["out"]))
+    for key, m in (("engine_batched", batched), ("engine_run_by_run", by_run), ("engine_batched_unclipped", unclipped)):
+        out[key] = {k: v for k, v in m.items() if k != "out"}
+    try:
+        import opacus
+        import torch
+    except ImportError as exc:
+        out["status"] = (f"skipped: {exc.name} is not installed. Install opacus and a CPU build of torch in their own "
+                         f"venv (README, Performance) and run the benchmark from it")
+        return out
     import warnings
 
+    torch.set_num_threads(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # Opacus warns about secure RNG and hooks; not our concern here
-        t_opacus = _timed(run_opacus)
-    t_engine = _timed(run_engine)
-    return {"status": "ok", "opacus_seconds": t_opacus, "engine_seconds": t_engine, "speedup": t_opacus / t_engine}
+        opacus_dpsgd(cfg, 1)                     # warm-up
+        op = _measure(lambda: opacus_dpsgd(cfg, T), repeats)
+    out["opacus"] = {k: v for k, v in op.items() if k != "out"}
+    out["versions"] = {"opacus": opacus.__version__, "torch": torch.__version__}
+    for key in ("engine_batched", "engine_run_by_run", "engine_batched_unclipped"):
+        out[f"ratio_{key.removeprefix('engine_')}"] = op["wall_s"] / out[key]["wall_s"]
+        out[f"cpu_ratio_{key.removeprefix('engine_')}"] = op["cpu_s"] / out[key]["cpu_s"]
+    out["status"] = "ok"
+    return out
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """numpy's BLAS on one thread (threadpoolctl, when installed), as torch is set for Opacus."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(1):
+        yield
 
 
 # --- privacy: the audit's throughput and the accountants at T = 10^5 ------------------------------------
@@ -269,8 +433,10 @@ def audit_throughput(quick: bool) -> dict:
 def accountant_times(quick: bool = False) -> dict:
     """T = 10^5 rounds: seed 001's subsampled-shuffle bound (composition is T times one round's RDP) against
     adding the rounds one by one; dp-accounting's RDP accountant composing the k-of-n subsampled Gaussian once
-    with count T against composing it one event at a time, 10^3 times (20 with ``quick``: each event costs about
-    0.3 s), scaled to 10^5."""
+    with count T against composing it one event at a time. Each single composition recomputes the event's RDP
+    at every order (its cost does not depend on how many were composed before), so the round-by-round time is
+    measured on ``reps`` single compositions (3 with ``quick``, 10 otherwise; the mean per event is reported)
+    and scaled to 10^5; the accountant's epsilon after them is checked against composing them with count reps."""
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant
 
@@ -291,22 +457,31 @@ def accountant_times(quick: bool = False) -> dict:
     t_rounds = _timed(by_rounds)
     event = dp_accounting.SampledWithoutReplacementDpEvent(10**4, 10, dp_accounting.GaussianDpEvent(1.0))
 
-    def at_once():
-        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), dp_accounting.NeighboringRelation.REPLACE_ONE)
-        acc.compose(event, T)
+    def accountant():
+        return rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), dp_accounting.NeighboringRelation.REPLACE_ONE)
+
+    def at_once(count):
+        acc = accountant()
+        acc.compose(event, count)
         return acc.get_epsilon(1e-5)
 
-    reps = 20 if quick else 1000
+    reps = 3 if quick else 10
 
     def one_by_one():
-        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), dp_accounting.NeighboringRelation.REPLACE_ONE)
+        acc = accountant()
         for _ in range(reps):
             acc.compose(event)
         return acc.get_epsilon(1e-5)
-    t_once, t_each = _timed(at_once), _timed(one_by_one) * (T / reps)
+    t_once = _timed(lambda: at_once(T))
+    t0 = time.perf_counter()
+    eps_each = one_by_one()
+    per_event = (time.perf_counter() - t0) / reps
+    t_each = per_event * T
     return {"shuffle_T1e5_s": t_ours, "shuffle_round_by_round_s": t_rounds, "shuffle_speedup": t_rounds / t_ours,
-            "dp_accounting_T1e5_s": t_once, "dp_accounting_round_by_round_s_est": t_each,
-            "dp_accounting_speedup": t_each / t_once}
+            "dp_accounting_T1e5_s": t_once, "dp_accounting_single_compositions": reps,
+            "dp_accounting_per_event_s": per_event, "dp_accounting_round_by_round_s_est": t_each,
+            "dp_accounting_speedup": t_each / t_once,
+            "dp_accounting_same_epsilon": bool(abs(eps_each - at_once(reps)) <= 1e-9 * max(1.0, abs(eps_each)))}
 
 
 def shuffle_sum_cost(quick: bool) -> dict:
@@ -339,73 +514,125 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-# --- main ----------------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="a quarter of the rounds and trials")
-    ap.add_argument("--out", default=str(HERE / "results.json"))
-    args = ap.parse_args(argv)
-    cfgs = configs(args.quick)
-    limits = machine_limits()
+# --- the configurations' rows -----------------------------------------------------------------------------
+def row_pairs(cfgs: dict) -> list[dict]:
+    """Every (configuration, algorithm) row: the engine's run, the baseline's run and the number of batch
+    coordinates its gradient pass reads (rounds x trials x silos x K x d), for the bound."""
     rows = []
     for name, cfg in cfgs.items():
         if cfg.get("agd"):
             kw, pop = _agd_kwargs(cfg["T"])
-            pairs = [("accelerated_mbsgd", functools.partial(engine_onepass, kw, pop),
-                      functools.partial(baseline_onepass, kw, pop))]
-        else:
-            one = {"n": cfg["n"], "T": cfg["T"], "K": cfg["K"], "sigma": cfg["sigma"], "radius": 1.0, "mu": 0.0,
-                   "lam": 0.0, "stages": (acsa.Stage(cfg["R"], 1.0),), "one_pass": True,
-                   "M_range": (cfg["N"], cfg["N"])}
-            if one["K"] * cfg["R"] > cfg["n"]:
-                one["n"] = one["K"] * cfg["R"]
-            pop = _population(cfg["N"], cfg["d"])
-            pairs = [("noisy_mbsgd", functools.partial(engine_mbsgd, cfg), functools.partial(baseline_mbsgd, cfg)),
-                     ("accelerated_mbsgd", functools.partial(engine_onepass, one, pop),
-                      functools.partial(baseline_onepass, one, pop))]
-        for alg, eng, base in pairs:
-            t0 = time.perf_counter()
-            w_e = eng()
-            t_e = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            w_b = base()
-            t_b = time.perf_counter() - t0
-            diff = float(np.abs(w_e - w_b).max())
-            rows.append({"config": name, "algorithm": alg, "engine_s": t_e, "baseline_s": t_b,
-                         "speedup": t_b / t_e, "max_abs_diff": diff, "same_outputs": diff <= 1e-9})
+            elems = sum(s.rounds for s in kw["stages"]) * kw["T"] * pop.N * kw["K"] * pop.d
+            rows.append(dict(config=name, algorithm="accelerated_mbsgd", engine=functools.partial(engine_onepass, kw, pop),
+                             baseline=functools.partial(baseline_onepass, kw, pop), grad_elems=elems))
+            continue
+        one = {"n": cfg["n"], "T": cfg["T"], "K": cfg["K"], "sigma": cfg["sigma"], "radius": 1.0, "mu": 0.0,
+               "lam": 0.0, "stages": (acsa.Stage(cfg["R"], 1.0),), "one_pass": True, "M_range": (cfg["N"], cfg["N"])}
+        if one["K"] * cfg["R"] > cfg["n"]:
+            one["n"] = one["K"] * cfg["R"]
+        pop = _population(cfg["N"], cfg["d"])
+        elems = cfg["R"] * cfg["T"] * cfg["N"] * cfg["K"] * cfg["d"]
+        rows.append(dict(config=name, algorithm="noisy_mbsgd", engine=functools.partial(engine_mbsgd, cfg),
+                         baseline=functools.partial(baseline_mbsgd, cfg), grad_elems=elems))
+        rows.append(dict(config=name, algorithm="accelerated_mbsgd", engine=functools.partial(engine_onepass, one, pop),
+                         baseline=functools.partial(baseline_onepass, one, pop), grad_elems=elems))
+    return rows
+
+
+def time_rows(cfgs: dict, limits: dict, rates: dict, repeats: int) -> list[dict]:
+    """Each row: one engine run counting its draws (and warming up), then the engine and the baseline timed
+    ``repeats`` times each (best wall and best CPU time), their outputs compared, and the row's bound."""
+    out = []
+    for row in row_pairs(cfgs):
+        with counting_draws() as draws:
+            row["engine"]()
+        bound = work_bound(draws, row["grad_elems"], limits, rates)
+        eng, base = _measure(row["engine"], repeats), _measure(row["baseline"], repeats)
+        diff = float(np.abs(eng["out"] - base["out"]).max())
+        out.append({"config": row["config"], "algorithm": row["algorithm"], "engine_s": eng["wall_s"],
+                    "engine_cpu_s": eng["cpu_s"], "baseline_s": base["wall_s"], "baseline_cpu_s": base["cpu_s"],
+                    "repeats": repeats, "speedup": base["wall_s"] / eng["wall_s"],
+                    "cpu_speedup": base["cpu_s"] / eng["cpu_s"], "bound_s": bound["bound_s"],
+                    "engine_over_bound": eng["wall_s"] / bound["bound_s"], "bound": bound,
+                    "max_abs_diff": diff, "same_outputs": diff <= 1e-9})
+    return out
+
+
+# --- main ----------------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a quarter of the rounds and trials, one repeat")
+    ap.add_argument("--repeats", type=int, default=None, help="timed repeats of each run (default 3, --quick 1)")
+    ap.add_argument("--out", default=str(HERE / "results.json"))
+    ap.add_argument("--readme", nargs="?", const=str(HERE.parent / "README.md"), default=None, metavar="PATH",
+                    help="then rewrite PATH's generated benchmark section (default README.md) from the results")
+    args = ap.parse_args(argv)
+    repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
+    if repeats < 1:
+        print(f"--repeats: {repeats} is not allowed: at least 1", file=sys.stderr)
+        return 2
+    t_start, c_start, load_start = time.perf_counter(), time.process_time(), os.getloadavg()
+    cfgs = configs(args.quick)
+    limits, rates = machine_limits(), generator_rates()
+    rows = time_rows(cfgs, limits, rates, repeats)
     roof = gradient_roofline(cfgs["c_large"], limits)
-    opac = opacus_ratio(cfgs["a_overhead"] | {"R": 50 if args.quick else 200})
+    opac = opacus_comparison(cfgs["a_overhead"] | {"R": 50 if args.quick else 200}, limits, rates, repeats)
     aud, acct = audit_throughput(args.quick), accountant_times(args.quick)
     sums = shuffle_sum_cost(args.quick)
+    run = {"wall_s": time.perf_counter() - t_start, "cpu_s": time.process_time() - c_start, "repeats": repeats,
+           "load_average_start": load_start[0], "load_average_end": os.getloadavg()[0], "cpus": os.cpu_count(),
+           "command": "python -m benchmarks.run" + (" --quick" if args.quick else "")}
     result = {"machine": {"python": platform.python_version(), "numpy": np.__version__, **limits},
-              "quick": args.quick, "rows": rows, "roofline_c_large": roof, "opacus": opac,
-              "audit": aud, "accountants": acct, "shuffle_sum": sums}
+              "generator": rates, "run": run, "quick": args.quick, "rows": rows, "roofline_c_large": roof,
+              "opacus": opac, "audit": aud, "accountants": acct, "shuffle_sum": sums}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"machine: {limits['matmul_gflops']:.1f} GFLOP/s matmul, {limits['copy_gb_per_s']:.1f} GB/s copy")
-    print(f"{'config':<12} {'algorithm':<18} {'engine s':>9} {'baseline s':>11} {'speed-up':>9}  same outputs")
-    for r in rows:
-        print(f"{r['config']:<12} {r['algorithm']:<18} {r['engine_s']:>9.3f} {r['baseline_s']:>11.3f} "
-              f"{r['speedup']:>8.1f}x  {'yes' if r['same_outputs'] else 'NO'} (max |diff| {r['max_abs_diff']:.1e})")
+    report(result)
+    print(f"written: {args.out}")
+    if args.readme:
+        from benchmarks import readme
+        return readme.main(["--results", args.out, "--readme", args.readme])
+    return 0
+
+
+def report(res: dict) -> None:
+    """The results as text on stdout."""
+    limits, rates, run = res["machine"], res["generator"], res["run"]
+    print(f"machine: {limits['matmul_gflops']:.1f} GFLOP/s matmul, {limits['copy_gb_per_s']:.1f} GB/s copy; "
+          f"{rates['bit_generator']}: {rates['normal_ns']:.2f} ns per normal, {rates['uniform_ns']:.2f} ns per uniform")
+    print(f"{'config':<12} {'algorithm':<18} {'engine s':>9} {'(CPU s)':>8} {'baseline s':>11} {'bound s':>8} "
+          f"{'eng/bound':>9} {'speed-up':>9}  same outputs")
+    for r in res["rows"]:
+        print(f"{r['config']:<12} {r['algorithm']:<18} {r['engine_s']:>9.3f} {r['engine_cpu_s']:>8.3f} "
+              f"{r['baseline_s']:>11.3f} {r['bound_s']:>8.3f} {r['engine_over_bound']:>8.1f}x {r['speedup']:>8.1f}x  "
+              f"{'yes' if r['same_outputs'] else 'NO'} (max |diff| {r['max_abs_diff']:.1e})")
+    roof = res["roofline_c_large"]
     print(f"c_large gradient work: {roof['seconds'] * 1e3:.2f} ms vs roofline {roof['roofline_seconds'] * 1e3:.2f} ms "
           f"({roof['limited_by']}-bound): {roof['fraction_of_roofline']:.0%} of the bound")
-    if opac.get("status") == "ok":
-        print(f"Opacus DP-SGD: {opac['opacus_seconds']:.2f} s vs engine {opac['engine_seconds']:.2f} s: "
-              f"{opac['speedup']:.1f}x")
+    op = res["opacus"]
+    eng = f"engine (clipped) batched {op['engine_batched']['wall_s']:.3f} s, run by run " \
+          f"{op['engine_run_by_run']['wall_s']:.3f} s, unclipped batched {op['engine_batched_unclipped']['wall_s']:.3f} s"
+    if op.get("status") == "ok":
+        print(f"DP-SGD ({op['runs']} runs x {op['steps']} steps, batch {op['batch']}, d = {op['d']}, clipping both): "
+              f"Opacus {op['opacus']['wall_s']:.2f} s; {eng}: Opacus / engine {op['ratio_batched']:.1f}x batched, "
+              f"{op['ratio_run_by_run']:.1f}x run by run (CPU time: {op['cpu_ratio_batched']:.1f}x, "
+              f"{op['cpu_ratio_run_by_run']:.1f}x)")
     else:
-        print(f"Opacus: {opac['status']}")
+        print(f"DP-SGD: {eng}; Opacus {op['status']}")
+    aud, acct, sums = res["audit"], res["accountants"], res["shuffle_sum"]
     print(f"privacy audit: {aud['vectorised_per_s']:.3g} transcripts/s vectorised vs {aud['loop_per_s']:.3g}/s "
           f"one at a time ({aud['speedup']:.0f}x)")
     print(f"accountants at T = 1e5: seed 001 bound {acct['shuffle_T1e5_s']:.2f} s vs round by round "
           f"{acct['shuffle_round_by_round_s']:.2f} s ({acct['shuffle_speedup']:.1f}x); dp-accounting "
-          f"{acct['dp_accounting_T1e5_s']:.3f} s vs round by round ~{acct['dp_accounting_round_by_round_s_est']:.1f} s "
-          f"({acct['dp_accounting_speedup']:.0f}x)")
+          f"{acct['dp_accounting_T1e5_s']:.3f} s vs round by round ~{acct['dp_accounting_round_by_round_s_est']:.0f} s "
+          f"({acct['dp_accounting_per_event_s']:.3f} s per event, mean of {acct['dp_accounting_single_compositions']}; "
+          f"{acct['dp_accounting_speedup']:.0f}x)")
     print(f"P_VEC call (n = {sums['n']}, d = {sums['d']}), exact count sampler: "
-          + ", ".join(f"b = {b:.0e} {t * 1e3:.3f} ms" for b, t in sums["count_s"].items())
+          + ", ".join(f"b = {float(b):.0e} {t * 1e3:.3f} ms" for b, t in sums["count_s"].items())
           + f" (b = 1e9 / b = 1e2: {sums['count_1e9_over_1e2']:.2f}x); bit-level protocol: "
-          + ", ".join(f"b = {b:.0e} {t * 1e3:.1f} ms" for b, t in sums["bits_s"].items())
+          + ", ".join(f"b = {float(b):.0e} {t * 1e3:.1f} ms" for b, t in sums["bits_s"].items())
           + f" ({sums['bits_over_count_at_1e3']:.0f}x the count sampler at b = 1e3)")
-    print(f"written: {args.out}")
-    return 0
+    print(f"total: {run['wall_s']:.0f} s wall, {run['cpu_s']:.0f} s CPU, {run['repeats']} repeat(s), load average "
+          f"{run['load_average_start']:.1f} -> {run['load_average_end']:.1f} on {run['cpus']} CPUs")
 
 
 if __name__ == "__main__":

@@ -290,20 +290,30 @@ def _measure(fn, repeats: int) -> dict:
 
 
 # --- DP-SGD against Opacus (optional) ---------------------------------------------------------------------
+_TINY = np.finfo(np.float64).tiny
+
+
 class PerSampleClipped:
-    """DP-SGD's per-sample clipping (Opacus's ``max_grad_norm``) on a loss: ``batch_grad`` forms every record's
-    gradient, takes its l2 norm and scales it to at most C before averaging, the generic way Opacus does it
-    (not through the linear model's shortcut |phi'| ||x||). The rounds (algorithms/rounds.py) use only
+    """DP-SGD's per-sample clipping (Opacus's ``max_grad_norm``) on a linear-model loss: ``batch_grad`` forms every
+    record's gradient, takes its l2 norm and scales it to at most C before averaging, the generic way Opacus does
+    it (not through the linear model's shortcut |phi'| ||x||). The rounds (algorithms/rounds.py) use only
     ``batch_grad``; anything else is the wrapped loss's."""
 
     def __init__(self, loss, C: float):
         self.loss, self.C = loss, C
 
     def batch_grad(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        g = self.loss.record_grads(w, X, y)                                   # (T, N, K, d)
-        norm = np.sqrt(np.einsum("...d,...d->...", g, g))
-        g *= np.minimum(1.0, self.C / np.maximum(norm, np.finfo(float).tiny))[..., None]
-        return g.mean(axis=-2)
+        """w (T, d), X (T, N, K, d), y (T, N, K) -> the mean clipped gradient of each silo's batch, (T, N, d)."""
+        # every record's gradient phi'(<w, x>) x + mu w, as loss.record_grads forms it, with fixed einsum subscripts
+        # (record_grads' "t...d" ones cost twice as much at these sizes)
+        z, xsq = np.einsum("tnkd,td->tnk", X, w), np.einsum("tnkd,tnkd->tnk", X, X)
+        g = self.loss.dphi(z, y, xsq)[..., None] * X                          # (T, N, K, d)
+        if self.loss.mu:
+            g += self.loss.mu * w[:, None, None, :]
+        norm = np.sqrt(np.einsum("tnkd,tnkd->tnk", g, g))
+        K = X.shape[2]
+        scale = np.minimum(1.0 / K, (self.C / K) / np.maximum(norm, _TINY))  # min(1, C / ||g||) / K
+        return np.einsum("tnk,tnkd->tnd", scale, g)
 
     def __getattr__(self, name: str):
         if name == "loss":

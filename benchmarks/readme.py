@@ -20,17 +20,24 @@ BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 ALGORITHM_NAMES = {"noisy_mbsgd": "noisy MB-SGD (Alg. 2)", "accelerated_mbsgd": "accelerated MB-SGD (Alg. 1)"}
 
 
+def _n(v: float) -> str:
+    """A number with about 2 significant digits, trailing zeros kept (2.0, 0.15, 14)."""
+    return f"{v:.0f}" if v >= 10 else f"{v:.1f}" if v >= 1 else f"{v:.2f}"
+
+
 def _s(x: float) -> str:
-    """A time in seconds, to about 2 significant digits."""
-    if x >= 10:
-        return f"{x:.0f} s"
-    if x >= 1:
-        return f"{x:.1f} s"
+    """A time in seconds, to about 2 significant digits, in s, ms or us."""
     if x >= 0.01:
-        return f"{x:.2f} s"
+        return f"{_n(x)} s"
     if x >= 1e-5:
-        return f"{x * 1e3:.2g} ms"
-    return f"{x * 1e6:.2g} us"
+        return f"{_n(x * 1e3)} ms"
+    return f"{_n(x * 1e6)} us"
+
+
+def _e(v: float) -> str:
+    """A large rate as 1.9 x 10^7."""
+    k = math.floor(math.log10(v))
+    return f"{v / 10**k:.1f} x 10^{k}"
 
 
 def _b(b) -> str:
@@ -111,7 +118,7 @@ def _bullets(res: dict) -> list[str]:
         f"- c_large's gradient work (gather the minibatch, then X^T(Xw - y)/K) takes {_s(roof['seconds'])}, "
         f"{roof['fraction_of_roofline']:.0%} of its roofline bound ({roof['limited_by']}-bound: the gather's read and "
         f"write and two reads of the batch at the copy bandwidth, {_s(roof['roofline_seconds'])}).",
-        f"- Privacy: the audit simulates {aud['vectorised_per_s']:.2g} transcripts per second "
+        f"- Privacy: the audit simulates {_e(aud['vectorised_per_s'])} transcripts per second "
         f"({_x(aud['speedup'])} a one-at-a-time loop); at T = 10^5 rounds seed 001's bound takes "
         f"{_s(acct['shuffle_T1e5_s'])} ({_x(acct['shuffle_speedup'])} adding the rounds one by one), and "
         f"dp-accounting's RDP accountant {_s(acct['dp_accounting_T1e5_s'])} for the subsampled Gaussian composed with "

@@ -110,12 +110,13 @@ def digits_silos(d: int, split_seed: int) -> tuple[list[np.ndarray], list[np.nda
 
 
 def diabetes_silos(N: int) -> tuple[list[np.ndarray], list[np.ndarray], float]:
-    """scikit-learn's diabetes (its 10 scaled features and a column of ones, d = 11; the target unscaled), sorted by
-    the target and cut into N silos, the first N - 1 of size ceil(442/N) (as L1526 cuts the insurance data)."""
+    """scikit-learn's diabetes: its 10 features standardised to mean 0 and variance 1 (as App. I.2 standardises age
+    and BMI, L1528) and a column of ones, d = 11; the target unscaled (as the charges); sorted by the target and cut
+    into N silos, the first N - 1 of size ceil(442/N) (as L1526 cuts the insurance data)."""
     from sklearn.datasets import load_diabetes
 
     X, t = load_diabetes(return_X_y=True)
-    X = np.hstack([X, np.ones((len(t), 1))])
+    X = np.hstack([(X - X.mean(axis=0)) / X.std(axis=0), np.ones((len(t), 1))])
     order = np.argsort(t, kind="stable")
     size = math.ceil(len(t) / N)
     cuts = [order[i * size:(i + 1) * size] for i in range(N - 1)] + [order[(N - 1) * size:]]
@@ -157,16 +158,17 @@ def accounting(*, n: int, R: int, eps: float, G_over_L: float) -> dict[str, Any]
     """The calibration's epsilon at (n, R, eps) for both algorithms, in units of L: replace-one (Def. 2) bracketed,
     add/remove beside it, and replace-one with the runs' own gradient bound G = G_over_L * L."""
     c = calibration(n=n, R=R, eps=eps, L=1.0)
-    K, delta = c["K"], c["delta"]
+    K, delta = int(c["K"]), c["delta"]
     out: dict[str, Any] = {"n": n, "R": R, "K": K, "delta": delta, "q_mb": K / n, "G_over_L": G_over_L}
     for alg, z, q, steps in (("mbsgd", c["sigma_mb"] * K, K / n, R), ("local", c["sigma_local"], 1 / n, R * K)):
-        kw = dict(q=q, steps=steps, delta=delta)
-        ro = appendix_i.bracket(z=z, relation="replace_one", claim=eps, **kw)
-        out[alg] = {"z": z, "steps": steps, "q": q, "replace_one": ro["upper"], "replace_one_lower": ro["lower"],
-                    "add_remove": appendix_i.epsilon(z=z, relation="add_remove", interval=max(1e-4, 1e-3 * eps),
-                                                     **kw),
-                    "replace_one_as_run": (ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
-                        z=z / G_over_L, relation="replace_one", interval=max(1e-4, 1e-3 * eps), **kw))}
+        step_count = int(steps)
+        interval = max(1e-4, 1e-3 * eps)
+        ro = appendix_i.bracket(z=z, q=q, steps=step_count, delta=delta, relation="replace_one", claim=eps)
+        ar = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="add_remove", interval=interval)
+        as_run = ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
+            z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)
+        out[alg] = {"z": z, "steps": step_count, "q": q, "replace_one": ro["upper"],
+                    "replace_one_lower": ro["lower"], "add_remove": ar, "replace_one_as_run": as_run}
     return out
 
 
@@ -217,7 +219,7 @@ def run_point(p: dict, trials: int, seq: Any) -> dict:
             "stand_in": accounting(n=n, R=p["R"], eps=p["eps"], G_over_L=G_over_L)}
     t_acc = time.perf_counter() - t0
     cal = calibration(n=n, R=p["R"], eps=p["eps"], L=1.0)
-    K = cal["K"]
+    K = int(cal["K"])
     splits = max(2, trials // p["trials_per_run"])
     grids = {"mbsgd": np.exp(np.linspace(p["mb_step_lo"], p["mb_step_hi"], p["steps"])),
              "local": np.exp(np.linspace(p["local_step_lo"], p["local_step_hi"], p["steps"]))}
@@ -247,8 +249,8 @@ def report(r: dict) -> tuple[list[str], list[str]]:
     prm = p0["params"]
     metric = "test misclassification rate" if p0["task"] == "digits" else "relative test RMSE (App. I.2)"
     data = ("scikit-learn's digits, PCA to d = {d}, odd vs even, 25 silos by (odd, even) pair".format(d=prm["d"])
-            if p0["task"] == "digits" else f"scikit-learn's diabetes (d = 11 with the intercept), {p0['N']} silos by "
-                                            "sorted target")
+            if p0["task"] == "digits" else f"scikit-learn's diabetes (10 standardised features and an intercept, d = 11), "
+                                            f"{p0['N']} silos by sorted target")
     bullets = [*mechanism_header(r),
                f"- Stand-in: {data}; n = {p0['n']} training records per silo (80% of the smallest silo), the rest "
                f"pooled as the test set; M = {prm['M']} of N = {p0['N']} silos per round, R = {prm['R']}; "

@@ -32,6 +32,7 @@ from catalog import (
     element_sgd_002,
     element_sum_002,
     isrl_004,
+    isrl_experiments_004,
     plugins,
     sdp_004,
     shuffle_000,
@@ -89,6 +90,7 @@ MECHANISM_MODULES = (
     element_lemmas_002,  # seed 002, Lemmas B.1, B.2, C.1, C.2, exactly
     element_fig3_002,   # seed 002, Sec. 4.2 / Fig. 3: element vs user vs non-private SGD; Cor 3.1-3.2 as run
     shuffleg_003,       # seed 003, ch. 4: private shuffled gradient methods with public data (Alg. 3 and instances)
+    isrl_experiments_004,  # seed 004, Sec. 6 / App. I: MB-SGD vs Local SGD on stand-ins, App. I's calibration accounted
 )
 
 # a learning check kind of a plugin may not take the name of a curve, ordering or mechanism check kind either: the

@@ -313,6 +313,12 @@ FAILING_TESTS = {
     "budget_within_run": "tests/test_cldp_fig3.py::test_thm1_rdp_too_small_is_caught_by_budget_within_run",
     # the comparison specs' check (verifiers/checks/ordering.py)
     "ordering": "tests/test_comparison.py::test_a_reversed_order_fails",
+    # verifiers/checks/isrl_experiments.py (seed 004's Sec. 6 / App. I: the calibration accounted, the orderings)
+    "calibration_mbsgd": "tests/test_isrl_experiments.py::test_halved_noise_in_the_mbsgd_calibration_is_caught_by_calibration_mbsgd",
+    "calibration_local_sgd": "tests/test_isrl_experiments.py::test_local_noise_without_its_factor_k_is_caught_by_calibration_local_sgd",
+    "order_vs_local_dp": "tests/test_isrl_experiments.py::test_mbsgd_worse_than_local_is_caught_by_the_order_checks",
+    "order_vs_local_np": "tests/test_isrl_experiments.py::test_mbsgd_worse_than_local_is_caught_by_the_order_checks",
+    "below_naive": "tests/test_isrl_experiments.py::test_mbsgd_worse_than_the_naive_predictor_is_caught_by_below_naive",
 }
 
 def _registered_check_kinds() -> list[str]:

@@ -1,0 +1,127 @@
+"""Seed 004's experiments (catalog/isrl_experiments_004.py): the accountant against the analytic Gaussian mechanism,
+the numerics, and a planted fault per check kind of verifiers/checks/isrl_experiments.py."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from algorithms import fl_experiments as fl
+from catalog import isrl_experiments_004 as exp
+from verifiers.accountants import appendix_i
+from verifiers.checks import isrl_experiments as chk
+
+
+def analytic_gaussian_eps(sens_over_sigma: float, delta: float) -> float:
+    """Balle & Wang (2018): delta(eps) = Phi(a/2 - eps/a) - e^eps Phi(-a/2 - eps/a), a = sensitivity/sigma; solved
+    for eps (an independent reference for the unsampled case)."""
+    a = sens_over_sigma
+
+    def gap(e: float) -> float:
+        return stats.norm.cdf(a / 2 - e / a) - math.exp(e) * stats.norm.cdf(-a / 2 - e / a) - delta
+
+    return optimize.brentq(gap, 0.0, 100.0)
+
+
+@pytest.mark.parametrize("relation, sens", [("replace_one", 2.0), ("add_remove", 1.0)])
+def test_unsampled_accountant_matches_the_analytic_gaussian(relation, sens):
+    # z in units of one record's contribution: replace-one moves the mean by 2 units, add/remove by 1; T rounds of a
+    # Gaussian compose to one with sigma / sqrt(T)
+    z, T, delta = 3.0, 4, 1e-5
+    ours = appendix_i.epsilon(z=z, q=1.0, steps=T, delta=delta, relation=relation, interval=1e-4)
+    ref = analytic_gaussian_eps(sens * math.sqrt(T) / z, delta)
+    assert ours == pytest.approx(ref, rel=2e-3)
+    low = appendix_i.epsilon(z=z, q=1.0, steps=T, delta=delta, relation=relation, interval=1e-4, pessimistic=False)
+    assert low <= ours and low == pytest.approx(ref, rel=5e-3)
+
+
+def test_sampling_amplifies_and_replace_one_costs_more_than_add_remove():
+    kw = dict(z=2.0, steps=35, delta=1e-6)
+    full = appendix_i.epsilon(q=1.0, relation="replace_one", **kw)
+    ro = appendix_i.epsilon(q=0.1, relation="replace_one", **kw)
+    ar = appendix_i.epsilon(q=0.1, relation="add_remove", **kw)
+    assert ar < ro < full
+
+
+def test_calibration_is_app_i():
+    c = exp.calibration(n=1238, R=35, eps=3.0, L=2.0)
+    assert c["K"] == round(1238 * math.sqrt(3) / (2 * math.sqrt(35)))
+    assert c["sigma_mb"] ** 2 == pytest.approx(8 * 4 * math.log(1238**2) * 35 / (1238**2 * 9))
+    assert c["sigma_local"] ** 2 == pytest.approx(c["sigma_mb"] ** 2 * c["K"])
+
+
+def test_released_noise_has_the_calibrated_variance_and_nonprivate_runs_learn():
+    rng = np.random.default_rng(1)
+    N, n, d = 3, 40, 5
+    X = rng.standard_normal((N, n, d))
+    w_true = rng.standard_normal(d)
+    y = X @ w_true
+    sigma = np.array([0.7, 0.0])
+    eta = np.array([0.05, 0.05])
+    clip = np.full(2, np.inf)
+    for run in (fl.mbsgd, fl.local_sgd):
+        w, noise_sq = run("squared", X, y, R=200, K=5, M=N, sigma=sigma, eta=eta, clip=clip, rng=rng)
+        coords = 200 * N * d * (5 if run is fl.local_sgd else 1)
+        assert noise_sq[0] / coords == pytest.approx(0.49, rel=0.05)
+        assert noise_sq[1] == 0
+        assert np.linalg.norm(w[1] - w_true) < 1e-3 * np.linalg.norm(w_true)
+
+
+def _point(eps, alg_errors, *, task="digits", accounting=None, order_eps_max=100.0, np_min=12.0, naive=1.0):
+    return {"eps": eps, "task": task, "errors": alg_errors, "accounting": accounting or {},
+            "params": {"order_eps_max": order_eps_max, "nonprivate_eps_min": np_min, "naive_eps": naive}}
+
+
+CHECK = SimpleNamespace(id="c", kind="k", confidence=0.99)
+
+
+def test_halved_noise_in_the_mbsgd_calibration_is_caught_by_calibration_mbsgd(monkeypatch):
+    def points():
+        return [_point(e, {}, accounting={"paper": exp.accounting(n=357, R=35, eps=e, G_over_L=1.0)})
+                for e in (0.5, 2.0)]
+
+    assert chk.calibration_mbsgd(CHECK, "m", points()).verdict == "pass"
+    real = exp.calibration
+    monkeypatch.setattr(exp, "calibration", lambda **kw: {**real(**kw), "sigma_mb": real(**kw)["sigma_mb"] / 2})
+    res = chk.calibration_mbsgd(CHECK, "m", points())
+    assert res.verdict == "fail" and res.claims == ("004 App. I (MB-SGD calibration)",)
+
+
+def test_local_noise_without_its_factor_k_is_caught_by_calibration_local_sgd(monkeypatch):
+    def points():
+        return [_point(0.5, {}, accounting={"stand_in": exp.accounting(n=116, R=35, eps=0.5, G_over_L=1.0)})]
+
+    assert chk.calibration_local_sgd(CHECK, "m", points()).verdict == "pass"
+    real = exp.calibration
+    monkeypatch.setattr(exp, "calibration", lambda **kw: {**real(**kw), "sigma_local": real(**kw)["sigma_mb"]})
+    assert chk.calibration_local_sgd(CHECK, "m", points()).verdict == "fail"
+
+
+def _errors(rng, mb, other, key, splits=20):
+    base = rng.uniform(0.1, 0.2, splits)
+    return {"mbsgd_dp": base + mb + rng.normal(0, 0.002, splits), key: base + other + rng.normal(0, 0.002, splits)}
+
+
+@pytest.mark.parametrize("fn, key, eps", [(chk.order_vs_local_dp, "local_dp", 1.0),
+                                          (chk.order_vs_local_np, "local_np", 12.0)])
+def test_mbsgd_worse_than_local_is_caught_by_the_order_checks(fn, key, eps):
+    rng = np.random.default_rng(3)
+    good = fn(CHECK, "m", [_point(eps, _errors(rng, 0.0, 0.05, key))])
+    assert good.verdict == "pass" and good.claims == ("004 §6 / Fig. 4, 7 (MNIST)",)
+    assert fn(CHECK, "m", [_point(eps, _errors(rng, 0.05, 0.0, key))]).verdict == "fail"
+    # two splits with equal differences give a zero-width interval: nothing is decided
+    tied = {"mbsgd_dp": np.array([0.3, 0.4]), key: np.array([0.2, 0.3])}
+    assert fn(CHECK, "m", [_point(eps, tied)]).verdict == "inconclusive"
+
+
+def test_mbsgd_worse_than_the_naive_predictor_is_caught_by_below_naive():
+    rng = np.random.default_rng(4)
+    good = chk.below_naive(CHECK, "m", [_point(1.0, {"mbsgd_dp": 0.7 + rng.normal(0, 0.02, 20),
+                                                     "mbsgd_np": np.full(20, 0.7)}, task="diabetes")])
+    assert good.verdict == "pass"
+    bad = chk.below_naive(CHECK, "m", [_point(1.0, {"mbsgd_dp": 1.2 + rng.normal(0, 0.02, 20),
+                                                    "mbsgd_np": np.full(20, 0.7)}, task="diabetes")])
+    assert bad.verdict == "fail"

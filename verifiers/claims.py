@@ -769,6 +769,13 @@ UNDECIDABLE: dict[str, str] = {
     "000 Thm 4.9 (convex)": _P_GD,
     "000 Thm 4.9 (strongly convex)": _P_GD,
     "000 Lemma B.6 (utility)": _P_GD,
+    "004 §6 / Fig. 6 (Obesity)": (
+        "the Obesity data (UCI, 2111 records, 17 mixed categorical/continuous attributes, 7 obesity levels; "
+        "L1542-1556) is not available offline and no bundled data set stands in for it: a 7-class softmax regression "
+        "with one silo per class needs 7 classes of tabular records, and scikit-learn bundles only iris and wine (3 "
+        "classes, 150 / 178 records) and digits (10 classes of pixel images); 'MB-SGD 10-30% better than ISRL-DP Local "
+        "SGD' is a level that depends on the data. The experiment's privacy side (App. I's calibrations, L1558) is the "
+        "one isrl_fig4_digits and isrl_fig5_diabetes account at the paper's own n"),
 }
 _CLAIMS = tuple(Claim(**{**vars(c), "undecidable": UNDECIDABLE.get(c.id, "")}) for c in _CLAIMS)
 if set(UNDECIDABLE) - {c.id for c in _CLAIMS}:

@@ -796,7 +796,8 @@ UNDECIDABLE: dict[str, str] = {
         "engine's 2 x 10^6, and a 2x sweep's slope is within the tolerance 0.2 only with about 1700 trials (each risk a "
         "scaled chi-square with one degree of freedom, 5 points): about 3 x 10^6 sequential rounds of 1700-trial "
         "batches (a round takes 0.35 ms at 16 trials x 50 silos: over 17 minutes before the batch size is counted), "
-        "far beyond the minutes a spec may take (mbsgd_strongly_convex: the risk sits at F(w0) - F*)"),
+        "far beyond the minutes a spec may take (mbsgd_strongly_convex_d1 holds the constant; mbsgd_strongly_convex: "
+        "the risk sits at F(w0) - F*)"),
 }
 _CLAIMS = tuple(Claim(**{**vars(c), "undecidable": UNDECIDABLE.get(c.id, "")}) for c in _CLAIMS)
 if set(UNDECIDABLE) - {c.id for c in _CLAIMS}:

@@ -59,9 +59,23 @@ def resolve_shuffled_mbsgd(c: Mapping[str, float], variant: str, ov: Mapping[str
     if R > MAX_ROUNDS:
         raise ResolutionError("algorithm.overrides.R", f"Thm G.1 asks for R = {R} rounds (> {MAX_ROUNDS}); set R")
     base = shuffled_gaussian.thm51_base(L=L, R=R, M=M, N=N, n=n, eps=eps, delta=delta)
+    if "sigma" in ov and "C_thm51" in ov:
+        raise ResolutionError("algorithm.overrides.C_thm51", "sigma and C_thm51 both set sigma: set one")
     if "sigma" in ov:
         sigma, prov["sigma"] = float(ov["sigma"]), "override"
         prov["C_thm51"] = "sigma^2 / (Thm G.1's expression) for the overridden sigma"
+    elif "C_thm51" in ov:
+        # Thm G.1 states ONE absolute constant C (L1160); the per-point smallest C below grows with R (so with eps
+        # and n), which bends a rate sweep by a factor the theorem's sigma^2 does not have. A spec may fix C for the
+        # whole sweep instead; its privacy is judged as always by the privacy_accounting check (PLD).
+        sigma = math.sqrt(float(ov["C_thm51"]) * base)
+        C_min = shuffled_gaussian.min_sigma(eps=eps, L=L, M=M, N=N, n=n, R=R, delta=delta) ** 2 / base
+        prov["sigma"] = ("Thm G.1 (L1160): sigma^2 = C L^2 R M ln(RM^2/(N delta)) ln(R/delta) ln(1/delta)/(n^2 N^2 "
+                         "eps^2) with the spec's C, one absolute constant for the whole sweep as Thm G.1 states it "
+                         "(the paper leaves its value open); the privacy check judges this sigma (dp-accounting's PLD)")
+        prov["C_thm51"] = "override: one C for the sweep (the spec's choice)"
+        prov["C_min_chain"] = "the smallest C the calibration's chain (steps 1-3, KOV) certifies at this point"
+        p["C_min_chain"] = C_min
     else:
         sigma = shuffled_gaussian.min_sigma(eps=eps, L=L, M=M, N=N, n=n, R=R, delta=delta)
         prov["sigma"] = ("Thm G.1 (L1160): sigma^2 = C L^2 R M ln(RM^2/(N delta)) ln(R/delta) ln(1/delta)/(n^2 N^2 "
@@ -156,7 +170,7 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
         name="shuffled_mbsgd", description="Shuffled Noisy MB-SGD: Algorithm 2 with K = 1, M_r = M and a shuffler "
                                            "permuting the M Gaussian-noised reports every round",
         citation="seed 004, section 5 (L238), Thm 5.1 / G.1 (L240, L1160-1200)", privacy_theorem="sdp.thm5_1.privacy",
-        overrides=("R", "sigma", "eta"), variants=("standard",), resolve=resolve_shuffled_mbsgd, run=sdp_fl.run_shuffled_mbsgd,
+        overrides=("R", "sigma", "eta", "C_thm51"), variants=("standard",), resolve=resolve_shuffled_mbsgd, run=sdp_fl.run_shuffled_mbsgd,
         one_pass=lambda variant: False, smoothing=None, threat_model="shuffle", auditable=False),
     AlgorithmEntry(
         name="sdp_accelerated_mbsgd", description="SDP Accelerated Noisy MB-SGD (Algorithm 6): one-pass Algorithm 1 with "

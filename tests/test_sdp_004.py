@@ -134,6 +134,32 @@ def test_the_c_search_returns_the_smallest_certified_sigma():
     assert float(THEOREMS.get("sdp.thm5_1.privacy").evaluate(res.params)) == pytest.approx(s, rel=1e-12)
 
 
+def test_one_c_for_the_sweep_sets_sigma_by_thm_g1s_formula():
+    """The C_thm51 override: sigma^2 = C x (Thm G.1's expression) with the spec's C (one absolute constant, as Thm G.1
+    states it), R and eta still Thm G.1's (so its rate checks apply); with sigma too it is refused."""
+    c = {"n": 10, "d": 3, "N": 400, "M": 400.0, "L": 1.6, "beta": 1.0, "mu": 0.0, "D": 2.0, "eps0": 2.0,
+         "delta0": 1e-3, "phi2": 1.0, "v2": 0.0, "Delta": 0.1, "risk_max": 0.3}
+    entry = ALGORITHMS.get("shuffled_mbsgd")
+    paper = entry.resolve(c, "standard", {})
+    res = entry.resolve(c, "standard", {"C_thm51": 3.0})
+    base = sg.thm51_base(L=1.6, R=paper.params["R"], M=400, N=400, n=10, eps=2.0, delta=1e-3)
+    assert res.params["sigma"] == pytest.approx(math.sqrt(3.0 * base), rel=1e-12)
+    assert res.params["C_thm51"] == pytest.approx(3.0)
+    assert res.params["C_min_chain"] == pytest.approx(paper.params["C_thm51"], rel=1e-12)
+    assert res.params["thm_g1_parameters"] == 1.0 and res.params["R"] == paper.params["R"]
+    assert res.params["eta"] == paper.params["eta"]
+    assert float(THEOREMS.get("sdp.thm5_1.privacy").evaluate(res.params)) == pytest.approx(res.params["sigma"])
+    with pytest.raises(Exception, match="set one"):
+        entry.resolve(c, "standard", {"C_thm51": 3.0, "sigma": 50.0})
+
+
+def test_one_c_below_the_certified_one_is_caught_by_privacy_accounting():
+    res = runner.run_spec(tiny_shuffled())
+    c_min = res["points"][0]["params"]["C_thm51"]
+    v = verdicts(runner.run_spec(tiny_shuffled({"C_thm51": 0.5 * c_min})))     # the fault: half the certified C
+    assert v["privacy"] == "fail"
+
+
 # --- the algorithms, end to end ---------------------------------------------------------------------------------------
 def tiny_shuffled(overrides: dict | None = None, **over):
     """sdp_mbsgd shrunk: 400 silos (Thm G.1's M condition holds at R = 200, delta = 1e-3), 10 records, d = 3."""

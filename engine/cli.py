@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from algorithms.registry import PluginError
+from engine import allocator
 from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
@@ -227,6 +228,7 @@ def _unit_open(name: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = None
+    allocator.keep_freed_memory()                  # numpy's per-round temporaries without page faults (issue 17)
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "memory_limit", None):       # read by the run's memory guard, here and in worker processes

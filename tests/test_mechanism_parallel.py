@@ -1,8 +1,12 @@
 """A mechanism spec's sweep points on worker processes (issue 17): the same points, checks and verdicts as one after
-another in this process, in the sweep's order whatever order the workers finish in."""
+another in this process, in the sweep's order whatever order the workers finish in; and the allocator setting the
+command line applies is accepted by this platform's malloc (or skipped where there is none)."""
 from __future__ import annotations
 
+import sys
+
 from engine import executors
+from engine.allocator import keep_freed_memory
 from engine.kinds import load
 from engine.kinds.mechanism import run as mechanism_run
 from tests.helpers import ROOT
@@ -26,3 +30,6 @@ def test_points_on_worker_processes_are_the_points_run_in_turn():
     assert [p["value"] for p in spread["points"]] == spec.values()
     assert _numbers(spread) == _numbers(alone)
 
+
+def test_the_allocator_setting_is_accepted_on_linux():
+    assert keep_freed_memory() is sys.platform.startswith("linux")

@@ -86,6 +86,7 @@ def _pld(z: float, q: float, *, pessimistic: bool, T: int, delta: float | None, 
     pld = pld.self_compose(T)
     if eps is not None:
         return {"epsilon": eps, "delta": float(pld.get_delta_for_epsilon(eps))}
+    assert delta is not None
     return {"epsilon": float(epsilon_for_delta(pld, delta)), "delta": delta}
 
 

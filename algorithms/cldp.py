@@ -21,7 +21,7 @@ import numpy as np
 from algorithms import mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import ShuffledLDPRelease
-from algorithms.ldp import RANDOMIZERS, clip_inf
+from algorithms.ldp import RANDOMIZERS, clip_inf_norms
 from algorithms.result import RunOutput
 
 
@@ -49,8 +49,8 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         X, y = records.take(idx)
         X, y = X[:, 0], y[:, 0]                                                # (T, k, d), (T, k)
         g = loss.record_grads(w, X, y)
-        g_c = clip_inf(g, C)
-        clipped += (np.abs(g).max(axis=-1) > C).sum(axis=-1)
+        g_c, g_inf = clip_inf_norms(g, C)
+        clipped += (g_inf > C).sum(axis=-1)
         msg = R_p.sample(g_c, eps_ldp, C, rng)
         gbar = R_p.decode_sum(msg, d, eps_ldp, C) / k                          # what the server computes
         # ||R(x) - x||^2 = s^2 - 2 s b' x_J + ||x||^2 and <R(x) - x, x> = s b' x_J - ||x||^2, per message

@@ -104,5 +104,14 @@ RANDOMIZERS.add("r_inf", OneCoordinateRR())
 
 def clip_inf(g: np.ndarray, C: float) -> np.ndarray:
     """l_inf clipping of Algorithm 1 (seed 001, L110): g / max{1, ||g||_inf / C}, over the last axis."""
+    return clip_inf_norms(g, C)[0]
+
+
+def clip_inf_norms(g: np.ndarray, C: float) -> tuple[np.ndarray, np.ndarray]:
+    """``clip_inf`` and the rows' l_inf norms before clipping (...), which CLDP-SGD also counts clipped rows by:
+    one pass over g for both. When no row exceeds C the division by max{1, .} = 1 is the identity, bit for bit,
+    and g itself is returned (not a copy: callers must not write into it)."""
     m = np.abs(g).max(axis=-1, keepdims=True)
-    return g / np.maximum(1.0, m / C)
+    if (m <= C).all():                          # (a NaN row takes the division, as before)
+        return g, m[..., 0]
+    return g / np.maximum(1.0, m / C), m[..., 0]

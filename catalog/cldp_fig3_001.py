@@ -43,6 +43,7 @@ from verifiers.checks.cldp_fig3 import FIG3_CLDP_CHECKS, FIG3_CLDP_RULES
 
 CONVENTIONS = sb.CONVENTIONS
 BASELINE_CHOICES = ("unstated", *CONVENTIONS)
+RUN_CHUNK = 25                 # runs of CLDP-SGD per call (see run_point)
 
 
 class Fig3CldpParams(MechanismParams):
@@ -124,12 +125,20 @@ def run_point(p: dict, trials: int, seq: Any) -> dict:
     stops = sorted({T for T in rounds.values() if T > 0})
     acc: dict[int, list[float]] = {0: accuracy(np.zeros((runs, d)), Xte, yte).tolist()}
     if stops:
-        rec = Records(None, None, runs, p["n_train"], True, fixed=(Xtr[None], ytr[None]))
-        streams: Any = TrialStreams(seq.spawn(runs))        # one stream per run (Generator-like, as the engine's)
-        out = cldp.run(rec, Logistic(), T=stops[-1], k=k, eps_ldp=eps0, C=C, G=G, radius=p["radius"],
-                       randomizer="r_inf", rng=streams, snapshots=tuple(stops))
+        children = seq.spawn(runs)                          # one stream per run (Generator-like, as the engine's)
+        kept = []
+        # RUN_CHUNK runs at a time: each run draws only from its own streams, so the models are those of all runs
+        # at once (algorithms/streams.py), on arrays small enough to stay in cache (issue 17: 0.68x the CPU time)
+        for c0 in range(0, runs, RUN_CHUNK):
+            part = children[c0:c0 + RUN_CHUNK]
+            rec = Records(None, None, len(part), p["n_train"], True, fixed=(Xtr[None], ytr[None]))
+            streams: Any = TrialStreams(part)
+            out = cldp.run(rec, Logistic(), T=stops[-1], k=k, eps_ldp=eps0, C=C, G=G, radius=p["radius"],
+                           randomizer="r_inf", rng=streams, snapshots=tuple(stops))
+            kept.append(out.extra["snapshots"])
+        snapshots = np.concatenate(kept)
         for j, T in enumerate(stops):
-            acc[T] = accuracy(out.extra["snapshots"][:, j], Xte, yte).tolist()
+            acc[T] = accuracy(snapshots[:, j], Xte, yte).tolist()
     t_run = time.perf_counter() - t0 - t_acc
     kw = dict(k=p["paper_k"], n=p["paper_n"], eps0=eps0, delta=p["delta"])
     readings = {"thm1_budget": max(rounds["thm1"], 1), "epochs": run_length(p)}

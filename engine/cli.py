@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from algorithms.registry import PluginError
+from engine import allocator
 from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
@@ -66,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"SQLite result store; finished trials are kept and reused (default: {DEFAULT_STORE})")
     r.add_argument("--no-cache", action="store_true", help="recompute every trial (the store is neither read nor written)")
     r.add_argument("--executor", choices=("processes", "sequential", "dask"), default="processes",
-                   help="where units of trials run: local worker processes (default), this process, or Dask")
+                   help="where units of trials (a mechanism spec: its sweep points) run: local worker processes "
+                        "(default), this process, or Dask (a mechanism spec: this process)")
     r.add_argument("--workers", type=_whole(1, "at least 1 worker"),
                    help="worker processes (default: one per core); with --executor dask and no --scheduler, "
                         "the LocalCluster's workers")
@@ -226,6 +228,7 @@ def _unit_open(name: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = None
+    allocator.keep_freed_memory()                  # numpy's per-round temporaries without page faults (issue 17)
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "memory_limit", None):       # read by the run's memory guard, here and in worker processes
@@ -400,7 +403,15 @@ def run_one(args) -> int:
         kind = kinds.kind_for(spec)
         log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
         if not kind.uses_store:
-            results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log))
+            # a mechanism spec's sweep points run on the worker processes (--workers), one point per unit; the
+            # other executors (sequential, dask) keep them in this process, one after another
+            pool = executors.make("processes", workers=args.workers) if args.executor == "processes" else None
+            try:
+                results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log,
+                                                          executor=pool))
+            finally:
+                if pool is not None:
+                    pool.close()
             return _finish(spec, kind, results, args)
         if args.scheduler and args.executor != "dask":
             raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")

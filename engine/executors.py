@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from engine import allocator
+
 RETRIES = 2             # a unit whose worker died is run again this many times
 WATCH_SECONDS = 0.5     # how often a worker checks that its parent is still there
 JOIN_SECONDS = 1.0      # how long a stopped pool's manager thread gets to wind down (twice at most)
@@ -149,6 +151,7 @@ def _worker_init(parent: int) -> None:
     """The first thing every worker process runs: die with the parent, leave Ctrl-C to it. ``parent``: the pid
     this worker's parent must have (0: unknown, a fork server's child)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    allocator.keep_freed_memory()                   # inherited through fork; a fork server's or spawned child sets it
     if sys.platform.startswith("linux"):
         # SIGKILL this process when the thread that forked it ends (the pool's workers are started by the thread
         # that submits, here the one iterating run()): with its process, or if that thread alone exits

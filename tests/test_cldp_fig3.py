@@ -79,6 +79,20 @@ def test_snapshots_are_the_iterates_of_the_shorter_runs():
         go(3, (4,))
 
 
+def test_runs_in_chunks_are_the_runs_all_at_once(monkeypatch):
+    """run_point runs CLDP-SGD RUN_CHUNK runs at a time (issue 17): each run's model is the one it has when all
+    runs go at once (every run draws from its own streams), here 5 runs in chunks of 2, 2, 1."""
+    p = {**cat.Fig3CldpParams().model_dump(), "n_train": 300, "k": 30, "trials_per_run": 10}
+    # the accountants are not what is tested here: fixed allowances, stub epsilons
+    monkeypatch.setattr(cat, "allowances", lambda p: {"thm1": 40} | {f"fmt_kov:{c}": 15 for c in cat.CONVENTIONS})
+    monkeypatch.setattr(cat.sb, "curve_epsilon", lambda *a, **k: 1.0)
+    monkeypatch.setattr(cat.ss, "epsilon", lambda *a, **k: SimpleNamespace(epsilon=1.0))
+    whole = cat.run_point(p, 50, np.random.SeedSequence(9))
+    monkeypatch.setattr(cat, "RUN_CHUNK", 2)
+    chunked = cat.run_point(p, 50, np.random.SeedSequence(9))
+    assert whole["stand_in"]["runs"] == 5 and chunked["accuracy"] == whole["accuracy"]
+
+
 # --------------------------------------------------------------------------------------------------------------
 # the checks on hand-built numbers
 

@@ -27,6 +27,8 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.stats import binom
 
+from verifiers.accountants.pld_epsilon import epsilon_for_delta
+
 WINDOW_SD = 20.0
 TABLE_SD = 12.0                 # table_pld_epsilon's window
 
@@ -193,7 +195,7 @@ def composed_epsilon(parts: Iterable[tuple[Any, int, float]], delta: float) -> f
     left = delta - outside
     if left <= 0 or composed is None:
         return math.inf
-    return float(composed.get_epsilon_for_delta(left))
+    return float(epsilon_for_delta(composed, left))
 
 
 def p1d_worst_pair(g: int) -> Pair:

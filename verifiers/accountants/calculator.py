@@ -12,6 +12,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 
 from verifiers.accountants import subsampled_shuffle as S001
 from verifiers.accountants.gaussian import RDP_ORDERS
+from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
 ADD_REMOVE = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
@@ -85,7 +86,8 @@ def _pld(z: float, q: float, *, pessimistic: bool, T: int, delta: float | None, 
     pld = pld.self_compose(T)
     if eps is not None:
         return {"epsilon": eps, "delta": float(pld.get_delta_for_epsilon(eps))}
-    return {"epsilon": float(pld.get_epsilon_for_delta(delta)), "delta": delta}
+    assert delta is not None
+    return {"epsilon": float(epsilon_for_delta(pld, delta)), "delta": delta}
 
 
 def _rdp(event, relation, *, T: int, delta: float | None, eps: float | None) -> dict:

@@ -51,6 +51,8 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp, ndtr
 
+from verifiers.accountants.pld_epsilon import epsilon_for_delta
+
 GRID_PER_SIGMA = 40           # quadrature points per sigma (trapezoid on a Gaussian-like integrand: spectrally exact)
 QUAD_TAIL = 16.0              # sigmas beyond the extreme centres of the tilted integrand
 ORDERS = 1.0 + np.geomspace(1e-3, 2e3, 160)   # alpha - 1 from 0.001 to 2000 (Mironov's inf: grid, then refined)
@@ -192,7 +194,7 @@ def tight_epsilon(q: float, sigma: float, T: int, delta: float, a: float = 1.0, 
                   pessimistic: bool = True) -> float:
     """Our epsilon of the T-fold composition of the pair at delta: pessimistic (an upper bound) or optimistic (a lower
     bound) discretisation, see the module doc; the truth lies between the two."""
-    return float(one_round_pld(q, sigma, a, b, pessimistic).self_compose(T).get_epsilon_for_delta(delta))
+    return float(epsilon_for_delta(one_round_pld(q, sigma, a, b, pessimistic).self_compose(T), delta))
 
 
 def labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: float = 2.0) -> float:
@@ -202,7 +204,7 @@ def labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: f
     g = pld_lib.from_gaussian_mechanism(sigma, sensitivity=dist, value_discretization_interval=VALUE_STEP)
     if q < 1:
         g = g.compute_mixture(pld_lib.identity(value_discretization_interval=VALUE_STEP), q)
-    return float(g.self_compose(T).get_epsilon_for_delta(delta))
+    return float(epsilon_for_delta(g.self_compose(T), delta))
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from engine.kinds.mechanism.spec import MechanismSpec, parse_mechanism
 
 
 def _run(spec: MechanismSpec, o: RunOptions) -> dict:
-    return run.run(spec, quick=o.quick, progress=o.progress)
+    return run.run(spec, quick=o.quick, progress=o.progress, executor=o.executor)
 
 
 def _headline(spec: MechanismSpec, results: dict) -> str:

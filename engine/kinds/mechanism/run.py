@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import asdict
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -24,17 +24,32 @@ def run_point(spec: MechanismSpec, value: float | None, trials: int) -> dict:
     return {"value": value} | spec.entry.run_point(spec.point(value), trials, point_seed(spec.seed, value), **extra)
 
 
+def _indexed_point(unit: tuple[int, MechanismSpec, float | None, int]) -> tuple[int, dict]:
+    """One sweep point as an executor's unit (module level, so worker processes can receive it)."""
+    i, spec, value, trials = unit
+    return i, run_point(spec, value, trials)
+
+
 def run(spec: MechanismSpec, *, quick: bool = False,
-        progress: Callable[..., Callable[[int], None]] | None = None) -> dict:
+        progress: Callable[..., Callable[[int], None]] | None = None, executor: Any = None) -> dict:
+    """``executor`` (engine/executors.py, e.g. the command line's worker processes): the sweep points run on it, in
+    parallel; each point's streams come from its own seed (``point_seed``), so the numbers are those of a run point
+    by point (None: one after another, in this process)."""
     started = dt.datetime.now(dt.timezone.utc)
     entry = spec.entry
     trials = max(100, spec.trials // 10) if quick else spec.trials
     values = spec.values()
     tick = progress(len(values), 1, "mechanism points") if progress else (lambda k: None)
-    points = []
-    for v in values:
-        points.append(run_point(spec, v, trials))
-        tick(1)
+    done: dict[int, dict] = {}
+    if executor is not None and len(values) > 1:
+        for i, point in executor.run(_indexed_point, [(i, spec, v, trials) for i, v in enumerate(values)]):
+            done[i] = point                                # in the order they finish
+            tick(1)
+    else:
+        for i, v in enumerate(values):
+            done[i] = run_point(spec, v, trials)
+            tick(1)
+    points = [done[i] for i in range(len(values))]
     # a mechanism's checks can be long (exact accountants, audits, an LP): a bar of their own
     ctick = progress(len(spec.checks), 1, "checks") if progress else (lambda k: None)
     checks = []

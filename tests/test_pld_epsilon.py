@@ -1,0 +1,58 @@
+"""verifiers.accountants.pld_epsilon against dp-accounting's own get_epsilon_for_delta (the reference): the same
+number, bit for bit, on composed Gaussian, Laplace and randomized-response PLDs, asymmetric ones, and the edge
+cases (infinite mass above delta, a delta no finite epsilon meets, a PMF too narrow for the target, a sparse PMF)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from dp_accounting.pld import pld_pmf
+from dp_accounting.pld import privacy_loss_distribution as pld
+
+from verifiers.accountants.pld_epsilon import dense_epsilon, epsilon_for_delta
+
+
+def _plds():
+    g = pld.from_gaussian_mechanism(1.3, value_discretization_interval=1e-3)
+    yield g.self_compose(20)
+    yield pld.from_laplace_mechanism(2.0, value_discretization_interval=1e-3).self_compose(10)
+    yield pld.from_randomized_response(0.2, 4, value_discretization_interval=1e-3).self_compose(60)
+    yield pld.from_gaussian_mechanism(0.8, sampling_prob=0.05, value_discretization_interval=1e-3).self_compose(100)
+    yield g.compose(pld.from_laplace_mechanism(0.5, value_discretization_interval=1e-3))
+    yield pld.from_gaussian_mechanism(5.0, value_discretization_interval=1e-2)
+
+
+def test_same_number_as_the_library():
+    for p in _plds():
+        for delta in (1e-12, 1e-9, 1e-6, 1e-3, 0.1, 0.6):
+            assert epsilon_for_delta(p, delta) == p.get_epsilon_for_delta(delta), delta
+
+
+def test_dense_edges_match_the_library():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        probs = rng.dirichlet(np.ones(n)) * (1 - 1e-3)
+        probs[rng.random(n) < 0.3] = 0.0
+        lower = int(rng.integers(-20, 20))
+        disc = float(rng.choice([1e-3, 0.1, 1.0, 40.0, 800.0]))   # 800: exp(-loss) underflows / overflows
+        inf_mass = float(rng.choice([0.0, 1e-9, 1e-3, 0.5]))
+        delta = float(rng.choice([1e-10, 1e-4, 1e-2, 0.3, 0.99]))
+        pmf = pld_pmf.DensePLDPmf(disc, lower, probs, inf_mass, True)
+        assert _outcome(dense_epsilon, inf_mass, lower, disc, probs, delta) == _outcome(pmf.get_epsilon_for_delta,
+                                                                                         delta)
+    assert dense_epsilon(0.5, 0, 1.0, np.array([0.5]), 0.1) == math.inf
+
+
+def _outcome(fn, *args):
+    """The value, or the exception's type (the library's loop overflows math.exp at losses below -709.78)."""
+    try:
+        return fn(*args)
+    except OverflowError as e:
+        return type(e)
+
+
+def test_sparse_pmf_keeps_the_library_loop():
+    sparse = pld.from_randomized_response(0.3, 2, value_discretization_interval=1e-3)
+    assert isinstance(sparse._pmf_remove, pld_pmf.SparsePLDPmf)
+    assert epsilon_for_delta(sparse, 1e-3) == sparse.get_epsilon_for_delta(1e-3)

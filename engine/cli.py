@@ -407,8 +407,8 @@ def run_one(args) -> int:
             # other executors (sequential, dask) keep them in this process, one after another
             pool = executors.make("processes", workers=args.workers) if args.executor == "processes" else None
             try:
-                results = kind.run(spec, kinds.RunOptions(quick=args.quick, progress=_progress(args.quiet), log=log,
-                                                          executor=pool))
+                results = kind.run(spec, kinds.RunOptions(trials=args.trials, seed=args.seed, quick=args.quick,
+                                                          progress=_progress(args.quiet), log=log, executor=pool))
             finally:
                 if pool is not None:
                     pool.close()

@@ -233,3 +233,19 @@ def test_a_store_that_is_not_ours_is_refused_and_left_untouched(capsys, tmp_path
     assert rc == 2 and len(_nonempty_lines(err)) == 1 and "not a privbench result store" in err
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not (tmp_path / "out").exists()
+
+
+def test_mechanism_spec_runs_the_command_lines_seed_and_trials(capsys, tmp_path):
+    """--seed and --trials reach a mechanism spec as they reach a learning one (the results record what ran), and a
+    trial count outside the mechanism kind's range is refused in one line, exit 2."""
+    spec = Path(__file__).resolve().parent.parent / "specs" / "p1d_sum.yaml"
+    out = tmp_path / "out"
+    assert main(["run", str(spec), "--seed", "5", "--trials", "150", "--quiet", "--executor", "sequential",
+                 "--out", str(out), "--store", str(tmp_path / "s.sqlite")]) == 0
+    res = json.loads((out / "p1d_sum.json").read_text())
+    assert res["trials"] == 150 and res["spec"]["seed"] == 5 and res["spec"]["trials"] == 150
+    capsys.readouterr()
+    assert main(["run", str(spec), "--trials", "5", "--quiet", "--out", str(out),
+                 "--store", str(tmp_path / "s.sqlite")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--trials" in err[0] and "100 .. 10^7" in err[0]

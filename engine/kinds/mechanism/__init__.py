@@ -6,10 +6,18 @@ from engine.kinds.base import RunOptions, SpecKind
 from engine.kinds.mechanism import run
 from engine.kinds.mechanism.report import report
 from engine.kinds.mechanism.spec import MechanismSpec, parse_mechanism
+from engine.specbase import SpecError
 
 
 def _run(spec: MechanismSpec, o: RunOptions) -> dict:
-    return run.run(spec, quick=o.quick, progress=o.progress, executor=o.executor)
+    """``--seed`` and ``--trials`` replace the spec's (the report's spec shows the values run); an explicit
+    ``--trials`` is run as given, also in ``--quick`` mode."""
+    if o.trials is not None and not 100 <= o.trials <= 10**7:
+        raise SpecError("command line", "--trials", f"{o.trials}: a mechanism spec runs 100 .. 10^7 trials per point")
+    update = {k: v for k, v in (("seed", o.seed), ("trials", o.trials)) if v is not None}
+    if update:
+        spec = spec.model_copy(update=update)
+    return run.run(spec, quick=o.quick and o.trials is None, progress=o.progress, executor=o.executor)
 
 
 def _headline(spec: MechanismSpec, results: dict) -> str:

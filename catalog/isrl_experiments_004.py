@@ -167,6 +167,10 @@ def accounting(*, n: int, R: int, eps: float, G_over_L: float) -> dict[str, Any]
         step_count = int(steps)
         interval = max(1e-4, 1e-3 * eps)
         ro = appendix_i.bracket(z=z, q=q, steps=step_count, delta=delta, relation="replace_one", claim=eps)
+        if alg == "local" and ro["lower"] is not None:
+            # the all-steps composition bounds what ran from above only (each silo sends its K-th iterate): the
+            # lower estimate is the attained linear-loss round pair, composed over the R rounds
+            ro["lower"] = appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta, interval=interval)
         ar = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="add_remove", interval=interval)
         as_run = ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
             z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)

@@ -81,7 +81,7 @@ CHECK = SimpleNamespace(id="c", kind="k", confidence=0.99)
 def test_halved_noise_in_the_mbsgd_calibration_is_caught_by_calibration_mbsgd(monkeypatch):
     def points():
         return [_point(e, {}, accounting={"paper": exp.accounting(n=357, R=35, eps=e, G_over_L=1.0)})
-                for e in (0.5, 2.0)]
+                for e in (0.5, 1.0)]
 
     assert chk.calibration_mbsgd(CHECK, "m", points()).verdict == "pass"
     real = exp.calibration
@@ -125,3 +125,38 @@ def test_mbsgd_worse_than_the_naive_predictor_is_caught_by_below_naive():
     bad = chk.below_naive(CHECK, "m", [_point(1.0, {"mbsgd_dp": 1.2 + rng.normal(0, 0.02, 20),
                                                     "mbsgd_np": np.full(20, 0.7)}, task="diabetes")])
     assert bad.verdict == "fail"
+
+
+def _hockey_stick_eps(P, Q, delta: float) -> float:
+    """epsilon at delta of the pair (P, Q) of densities on the line, by quadrature (an independent reference)."""
+    from scipy import integrate
+
+    def d(e: float) -> float:
+        return integrate.quad(lambda x: max(0.0, P(x) - math.exp(e) * Q(x)), -40, 40, limit=400, points=[0.0, 2.0])[0]
+
+    return optimize.brentq(lambda e: d(e) - delta, 0.0, 30.0)
+
+
+def test_replace_one_without_replacement_is_the_doubled_remove_pair_by_quadrature():
+    # sampling without replacement under substitution (q < 1): (1 - q) N(0, z^2) + q N(2, z^2) against N(0, z^2),
+    # both orders; the Poisson REPLACE pair (+1 against -1 around a common part) would under-state it
+    z, q, delta = 1.5, 0.2, 1e-4
+    mix = lambda x: (1 - q) * stats.norm.pdf(x, 0, z) + q * stats.norm.pdf(x, 2, z)   # noqa: E731
+    base = lambda x: stats.norm.pdf(x, 0, z)                                          # noqa: E731
+    ref = max(_hockey_stick_eps(mix, base, delta), _hockey_stick_eps(base, mix, delta))
+    ours = appendix_i.epsilon(z=z, q=q, steps=1, delta=delta, relation="replace_one", interval=1e-4)
+    low = appendix_i.epsilon(z=z, q=q, steps=1, delta=delta, relation="replace_one", interval=1e-4, pessimistic=False)
+    assert low <= ref * (1 + 1e-3) and ours >= ref * (1 - 1e-3) and ours == pytest.approx(ref, rel=5e-3)
+    plus = lambda x: (1 - q) * stats.norm.pdf(x, 0, z) + q * stats.norm.pdf(x, 1, z)   # noqa: E731
+    minus = lambda x: (1 - q) * stats.norm.pdf(x, 0, z) + q * stats.norm.pdf(x, -1, z)  # noqa: E731
+    assert _hockey_stick_eps(plus, minus, delta) < 0.9 * ref
+
+
+def test_local_round_lower_bound_is_below_the_all_steps_composition_and_exact_at_one_step():
+    kw = dict(z=2.0, q=0.05, delta=1e-5)
+    one_step = appendix_i.local_round_lower(K=1, rounds=3, interval=1e-4, **kw)
+    same = appendix_i.epsilon(steps=3, relation="replace_one", interval=1e-4, pessimistic=False, **kw)
+    assert one_step == pytest.approx(same, rel=2e-3)
+    low = appendix_i.local_round_lower(K=20, rounds=5, **kw)
+    high = appendix_i.epsilon(steps=100, relation="replace_one", **kw)
+    assert 0 < low <= high

@@ -3,25 +3,36 @@ PLD accountant, under both neighbouring conventions.
 
 One release: the silo's message is (1/b) sum over a sampled batch of b of its n records of gradients of norm <= G,
 plus N(0, sigma^2 I_d). In units of one record's contribution G/b the noise multiplier is z = sigma b / G.
-- Replace-one (seed 004's Def. 2, L96: ISRL-DP): the replaced record is in the batch with probability q = b/n (a
-  uniform b-subset without replacement, as the experiments' MB-SGD draws, or one uniform record per step, b = 1, as
-  their Local SGD draws); the rest of the batch has the same law under both data sets. Projected on the direction of
-  the change, the worst pair is (1 - q) N(0, z^2) + q N(+1, z^2) against (1 - q) N(0, z^2) + q N(-1, z^2), which is
-  dp-accounting's Poisson-sampled Gaussian under REPLACE_ONE (privacy_loss_mechanism.AdjacencyType.REPLACE); mixing
-  over the other records only lowers the divergence, and the rounds compose adaptively with the same dominating
-  pair. So the PLD of that event self-composed is an upper bound for what ran, attained by worst-case gradients
-  (a linear loss with two antipodal records).
+- Replace-one (seed 004's Def. 2, L96: ISRL-DP) with a uniform b-subset without replacement (the experiments'
+  MB-SGD; one uniform record per step, b = 1, for their Local SGD): the replaced record's index is in the batch with
+  probability q = b/n; when it is not, both data sets give the same batch; when it is, its slot would otherwise hold
+  another record. Projected on the change, the worst pair is (1 - q) N(0, z^2) + q N(2, z^2) against N(0, z^2) (and
+  the reverse): the dominating pair of sampling without replacement under substitution (Zhu, Dong & Wang 2022), i.e.
+  dp-accounting's sampled Gaussian under ADD_OR_REMOVE_ONE with sensitivity 2. It is attained: a linear loss (the
+  gradient does not depend on w), every other record's gradient -G e, the changed one +G e against -G e; the rounds
+  then compose exactly. (The pair (1 - q) N(0) + q N(+1) against (1 - q) N(0) + q N(-1), dp-accounting's REPLACE_ONE,
+  is Poisson sampling's; it under-states this sampling's epsilon.)
+- Local SGD's round (``local_round_lower``): a silo sends only its K-th local iterate (L1491), so composing the R K
+  local steps (what Abadi et al.'s theorem, which App. I cites, accounts) is an upper bound for what ran. A lower
+  bound that is attained: with the same linear loss the K steps' message is the sum of their gradients and noises,
+  N(2B, K z^2) with B ~ Bin(K, 1/n) the times the changed record is drawn, against N(0, K z^2); R such rounds
+  compose exactly.
 - Add/remove (Abadi et al. 2016, whose Thm 1 App. I cites): Poisson sampling with rate q, one record adds at most
   G/b to the mean with the fixed denominator b: dp-accounting's Poisson-sampled Gaussian under ADD_OR_REMOVE_ONE.
 Both are computed with a pessimistic discretisation (an upper bound on epsilon) and, where a verdict needs it, an
 optimistic one (a lower estimate of the same PLD's epsilon), so a calibration is judged only outside that bracket."""
 from __future__ import annotations
 
-import dp_accounting
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
+import math
 
-RELATIONS = {"replace_one": dp_accounting.NeighboringRelation.REPLACE_ONE,
-             "add_remove": dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE}
+import dp_accounting
+import numpy as np
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from scipy.stats import binom
+
+from verifiers.accountants.pld_epsilon import epsilon_for_delta
+
+RELATIONS = ("replace_one", "add_remove")
 
 
 def epsilon(*, z: float, q: float, steps: int, delta: float, relation: str, pessimistic: bool = True,
@@ -32,11 +43,36 @@ def epsilon(*, z: float, q: float, steps: int, delta: float, relation: str, pess
     if not (z > 0 and 0 < q <= 1 and steps >= 1 and 0 < delta < 1):
         raise ValueError(f"subsampled Gaussian needs z > 0, 0 < q <= 1, steps >= 1, 0 < delta < 1 (got z = {z}, "
                          f"q = {q}, steps = {steps}, delta = {delta})")
-    one = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=1.0, sampling_prob=q,
-                                          pessimistic_estimate=pessimistic, value_discretization_interval=interval,
-                                          neighboring_relation=RELATIONS[relation],
+    if relation not in RELATIONS:
+        raise ValueError(f"relation {relation!r}: one of {sorted(RELATIONS)}")
+    # replace-one under sampling without replacement: the remove-type pair with the shift doubled (module docstring)
+    one = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=2.0 if relation == "replace_one" else 1.0,
+                                          sampling_prob=q, pessimistic_estimate=pessimistic,
+                                          value_discretization_interval=interval,
+                                          neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
                                           use_connect_dots=pessimistic)   # connect-the-dots is pessimistic only
-    return float(one.self_compose(steps).get_epsilon_for_delta(delta))
+    return epsilon_for_delta(one.self_compose(steps), delta)
+
+
+def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, interval: float = 1e-3) -> float:
+    """A lower estimate of the epsilon of ``rounds`` Local SGD rounds (K local steps of one record drawn with
+    probability q each, per-step noise multiplier z) on the attained linear-loss pair of the module docstring:
+    sum_b Bin(K, q)(b) N(2b, K z^2) against N(0, K z^2), optimistic discretisation. The binomial's tail beyond 1e-30
+    is moved to b = 0, which only lowers the divergence (so it stays a lower bound)."""
+    if not (z > 0 and K >= 1 and 0 < q <= 1 and rounds >= 1 and 0 < delta < 1):
+        raise ValueError(f"Local SGD round needs z > 0, K >= 1, 0 < q <= 1, rounds >= 1, 0 < delta < 1 (got z = {z}, "
+                         f"K = {K}, q = {q}, rounds = {rounds}, delta = {delta})")
+    pmf = binom.pmf(np.arange(K + 1), K, q)
+    keep = np.nonzero(pmf > 1e-30)[0]
+    probs = pmf[keep].astype(float)
+    probs[keep == 0] += 1.0 - probs.sum()
+    if not np.any(keep == 0):
+        keep, probs = np.concatenate([[0], keep]), np.concatenate([[1.0 - probs.sum()], probs])
+    one = pld_lib.from_mixture_gaussian_mechanism(standard_deviation=math.sqrt(K) * z,
+                                                  sensitivities=[2.0 * float(b) for b in keep],
+                                                  sampling_probs=[float(p) for p in probs], pessimistic_estimate=False,
+                                                  value_discretization_interval=interval, use_connect_dots=False)
+    return epsilon_for_delta(one.self_compose(rounds), delta)
 
 
 def bracket(*, z: float, q: float, steps: int, delta: float, relation: str, claim: float) -> dict[str, float | None]:

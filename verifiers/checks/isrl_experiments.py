@@ -4,10 +4,13 @@ calibration accounted at the paper's and the stand-in's setting, and the test er
 fresh train/test splits of the stand-in), verdicts out.
 
 - ``calibration_mbsgd`` / ``calibration_local_sgd`` (App. I, L1507, L1558: the calibration "provides ISRL-DP"):
-  ISRL-DP is Def. 2's replace-one adjacency; the calibration is for an L-Lipschitz loss, so the accountant takes the
-  sensitivity 2L/K (2L a local step). Exact up to the PLD's discretisation, bracketed: pass iff the pessimistic
-  epsilon is <= the claimed eps at every point and setting; fail iff the optimistic (lower) estimate exceeds it at
-  one; inconclusive else. The add/remove epsilon (Poisson sampling, Abadi et al.'s setting) and the runs' own
+  ISRL-DP is Def. 2's replace-one adjacency; the calibration is for an L-Lipschitz loss, and the batch is a uniform
+  subset drawn without replacement, so the accountant takes sampling without replacement's dominating pair under
+  substitution (shift 2L/K against the batch without the record; verifiers/accountants/appendix_i.py). MB-SGD: exact
+  up to the PLD's discretisation, bracketed by its pessimistic and optimistic estimates. Local SGD: the upper value
+  composes every local step (an upper bound: a silo sends only its K-th iterate), the lower one is the attained
+  linear-loss round pair composed over the rounds. Pass iff the upper epsilon is <= the claimed eps at every point
+  and setting; fail iff a lower one exceeds it at one; inconclusive else. The add/remove epsilon (Poisson sampling, Abadi et al.'s setting) and the runs' own
   gradient bound are reported beside it, not judged.
 - ``order_vs_local_dp`` (Sec. 6, L270, L272; Figs. 4, 5, 7-9): ISRL-DP MB-SGD's test error below ISRL-DP Local
   SGD's at the points with eps <= ``order_eps_max``; ``order_vs_local_np`` (L270: "outperforms (non-private) Local
@@ -63,7 +66,7 @@ def _calibration(alg: str, check: Any, mechanism: str, points: list[dict]) -> Ch
     worst = max(rows, key=lambda r: r["ratio"])
     summary = (f"PLD epsilon of the calibration under Def. 2 (replace-one, sensitivity {'2L/K' if alg == 'mbsgd' else '2L a step'}) "
                f"against the claimed eps, {len(rows)} (point, setting) pairs: {outcomes.count('within')} within, "
-               f"{outcomes.count('exceeds')} exceed (optimistic estimate above the claim), {outcomes.count('undecided')} "
+               f"{outcomes.count('exceeds')} exceed (a lower estimate above the claim), {outcomes.count('undecided')} "
                f"undecided; largest ratio {worst['ratio']:.3g} at eps = {worst['eps']:g} ({worst['setting']}, n = "
                f"{worst['n']}: {worst['replace_one']:.4g}); beside it, add/remove (Poisson): " + ", ".join(
                    f"{r['eps']:g}/{r['setting']}: {r['add_remove']:.3g}" for r in rows) + "; replace-one with the runs' "

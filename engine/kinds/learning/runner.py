@@ -230,9 +230,10 @@ def point_key(spec: Spec, value: float | None, seed: int, needs: tuple[str, ...]
 @functools.lru_cache(maxsize=1)
 def code_identity() -> str:
     """What a stored trial's numbers depend on besides its spec and seed: our source code and the versions
-    of the numerical libraries (and scikit-learn, whose bundled data set the breast cancer runs use)."""
+    of the numerical libraries (numba compiles the gradient kernels; scikit-learn ships the bundled data set the
+    breast cancer runs use)."""
     versions = {}
-    for name in ("numpy", "scipy", "scikit-learn"):
+    for name in ("numpy", "scipy", "scikit-learn", "numba"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

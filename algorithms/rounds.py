@@ -41,7 +41,7 @@ class SiloRounds:
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
         if self.grad_err is not None and self.grad_F is not None:
-            self.grad_err += grad_error(g, self.grad_F(query), msg - clean, mask, M)
+            self.grad_err += grad_error(g, self.grad_F(query), noise, mask, M)
         return g
 
     def measured(self, rounds: int) -> dict[str, np.ndarray]:

@@ -124,23 +124,27 @@ def sphere_linear_grad(G: np.ndarray, U: np.ndarray, w_star: np.ndarray, radius:
 
 
 @njit(cache=True)
-def _mark_read(seen: np.ndarray, idx: np.ndarray) -> bool:
-    """Mark records idx (T, N, K) of seen (T, N, n) read; True if one was read before (in an earlier call or
-    earlier in this batch)."""
+def _mark_read(seen: np.ndarray, idx: np.ndarray) -> int:
+    """Mark records idx (T, N, K) of seen (T, N, n) read: 0, 1 if one was read before (in an earlier call or
+    earlier in this batch), 2 if an index lies outside [0, n) (nothing after it is marked)."""
     T, N, K = idx.shape
-    again = False
+    n_ = seen.shape[2]
+    again = 0
     for t in range(T):
         for n in range(N):
             for k in range(K):
                 i = idx[t, n, k]
+                if i < 0 or i >= n_:
+                    return 2
                 if seen[t, n, i]:
-                    again = True
+                    again = 1
                 seen[t, n, i] = True
     return again
 
 
 def mark_read(seen: np.ndarray, idx: np.ndarray) -> bool:
     """Mark the records idx (T, N, K) in seen (T, N, n) (bool) as read; whether any had been read already."""
-    if idx.size and (idx.min() < 0 or idx.max() >= seen.shape[2]):
+    code = _mark_read(seen, np.ascontiguousarray(idx, dtype=np.int64))
+    if code == 2:
         raise IndexError(f"record indices must lie in [0, {seen.shape[2]})")
-    return bool(_mark_read(seen, np.ascontiguousarray(idx, dtype=np.int64)))
+    return bool(code)

@@ -93,7 +93,8 @@ def engine_onepass(kw: dict, pop, seed: int = 1) -> np.ndarray:
 # --- the baseline: one trial at a time, one silo at a time ----------------------------------------------
 def baseline_mbsgd(cfg: dict, seed: int = 1) -> np.ndarray:
     """Alg. 2 written the straightforward way. Random draws come from the same per-trial streams in the
-    same order (so the outputs must agree); the gradient, noise and aggregation work loops over silos."""
+    same order (so the outputs must agree); the gradient, noise and aggregation work loops over silos, in plain
+    numpy (the engine's gradient is algorithms/kernels.py's fused kernel; the baseline does the same work unfused)."""
     pop = _population(cfg["N"], cfg["d"])
     ps = np.random.SeedSequence(seed)
     N, n, d, K = cfg["N"], cfg["n"], cfg["d"], cfg["K"]

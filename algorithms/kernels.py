@@ -47,31 +47,59 @@ def _dphi(code: int, p: float, z: float, y: float, xsq: float) -> float:
 
 @njit(cache=True, fastmath={"reassoc"})
 def _gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, code: int, p: float,
-                mu: float) -> np.ndarray:
+                 mu: float) -> np.ndarray:
     """Mean gradient over each cell's batch, the records gathered by row: X (P, d), y (P,), flat (T, N, K) rows
-    of X, w (T, d) -> (T, N, d) = (1/K) sum_k dphi(<w_t, x>, y, ||x||^2) x + mu w_t."""
+    of X, w (T, d) -> (T, N, d) = (1/K) sum_k dphi(<w_t, x>, y, ||x||^2) x + mu w_t. Four records at a time (in
+    batch order; the rest one by one), so four rows are read from memory at once."""
     T, N, K = flat.shape
     d = X.shape[1]
     out = np.empty((T, N, d))
     acc = np.empty(d)
+    hinge = code == MOREAU_HINGE
     for t in range(T):
+        wt = w[t]
         for n in range(N):
             acc[:] = 0.0
-            for k in range(K):
-                row = flat[t, n, k]
-                x = X[row]
-                z = 0.0
-                xsq = 0.0
+            k = 0
+            while k + 4 <= K:
+                r0, r1, r2, r3 = flat[t, n, k], flat[t, n, k + 1], flat[t, n, k + 2], flat[t, n, k + 3]
+                x0, x1, x2, x3 = X[r0], X[r1], X[r2], X[r3]
+                z0 = z1 = z2 = z3 = 0.0
                 for j in range(d):
-                    z += x[j] * w[t, j]
-                if code == MOREAU_HINGE:
+                    z0 += x0[j] * wt[j]
+                    z1 += x1[j] * wt[j]
+                    z2 += x2[j] * wt[j]
+                    z3 += x3[j] * wt[j]
+                q0 = q1 = q2 = q3 = 0.0
+                if hinge:
                     for j in range(d):
-                        xsq += x[j] * x[j]
-                s = _dphi(code, p, z, y[row], xsq)
+                        q0 += x0[j] * x0[j]
+                        q1 += x1[j] * x1[j]
+                        q2 += x2[j] * x2[j]
+                        q3 += x3[j] * x3[j]
+                s0 = _dphi(code, p, z0, y[r0], q0)
+                s1 = _dphi(code, p, z1, y[r1], q1)
+                s2 = _dphi(code, p, z2, y[r2], q2)
+                s3 = _dphi(code, p, z3, y[r3], q3)
                 for j in range(d):
-                    acc[j] += s * x[j]
+                    acc[j] += (s0 * x0[j] + s1 * x1[j]) + (s2 * x2[j] + s3 * x3[j])
+                k += 4
+            while k < K:
+                r0 = flat[t, n, k]
+                x0 = X[r0]
+                z0 = 0.0
+                q0 = 0.0
+                for j in range(d):
+                    z0 += x0[j] * wt[j]
+                if hinge:
+                    for j in range(d):
+                        q0 += x0[j] * x0[j]
+                s0 = _dphi(code, p, z0, y[r0], q0)
+                for j in range(d):
+                    acc[j] += s0 * x0[j]
+                k += 1
             for j in range(d):
-                out[t, n, j] = acc[j] / K + mu * w[t, j]
+                out[t, n, j] = acc[j] / K + mu * wt[j]
     return out
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms import kernels
+
 
 @dataclass(frozen=True)
 class SphereLinear:
@@ -97,6 +99,18 @@ class SphereLinear:
         y = np.einsum("...nmd,nd->...nm", X, self.w_star) + xi
         return X, y
 
+    def sample_grad(self, rng: np.random.Generator, shape: tuple[int, int, int], w: np.ndarray,
+                    kernel: tuple[int, float], mu: float) -> np.ndarray:
+        """``sample(rng, shape)``'s records (the same draws, in the same order), differentiated as they are made
+        without being stored: each cell's mean gradient (T, N, d) at w (T, d) of the loss with this kernel code
+        (algorithms/kernels.py)."""
+        if shape[-2] != self.N:
+            raise ValueError(f"sample shape {shape} must have N={self.N} silos on axis -2")
+        G = rng.standard_normal(shape + (self.d,))
+        U = rng.random(shape)                   # uniform(-s, s) is -s + 2s u of the same u (algorithms/streams.py)
+        return kernels.sphere_linear_grad(G, U, self.w_star, float(self.radius), -float(self.label_noise),
+                                          float(self.label_noise), w, kernel[0], kernel[1], mu)
+
 
 def make_sphere_linear(rng: np.random.Generator, *, d: int, N: int, radius: float, label_noise: float,
                        w_norm: float, heterogeneity: float, mu: float, diameter: float) -> SphereLinear:
@@ -142,14 +156,51 @@ class Records:
             return _gather(self.fixed[0][None], self.fixed[1][None], idx, shared=True)
         if self.materialised:
             return _gather(self.X, self.y, idx, shared=False)
-        t = np.arange(self.trials)[:, None, None]
-        s = np.arange(self.N)[None, :, None]
-        flat = ((t * self.N + s) * self.n + idx).ravel()
-        seen = self._seen.reshape(-1)
-        if seen[flat].any() or _has_repeats(idx):
-            raise RuntimeError("streaming records read twice: this algorithm must use materialised data")
-        seen[flat] = True
+        self._first_read(idx)
         return self.population.sample(self.rng, idx.shape)
+
+    def batch_grad(self, idx: np.ndarray, loss, w: np.ndarray) -> np.ndarray:
+        """The mean gradient of ``loss`` at w (T, d) over each cell's batch idx (T, N, K): (T, N, d), what
+        ``loss.batch_grad(w, *self.take(idx))`` gives, fused into one pass over the records where the loss has a
+        kernel (algorithms/kernels.py; streamed sphere records are then never stored)."""
+        kern = loss.kernel
+        if kern is None:
+            return loss.batch_grad(w, *self.take(idx))
+        code, p = kern
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        if self.fixed is not None or self.materialised:
+            X, y = self._flat_records()
+            return kernels.gather_grad(X, y, _flat_index(idx, self.N, self.n, shared=self.fixed is not None), w,
+                                       code, p, float(loss.mu))
+        self._first_read(idx)
+        if hasattr(self.population, "sample_grad"):
+            return self.population.sample_grad(self.rng, idx.shape, w, kern, float(loss.mu))
+        X, y = self.population.sample(self.rng, idx.shape)
+        T, N, K = idx.shape
+        flat = np.arange(T * N * K, dtype=np.int64).reshape(idx.shape)
+        return kernels.gather_grad(np.ascontiguousarray(X, dtype=np.float64).reshape(-1, self.d),
+                                   np.ascontiguousarray(y, dtype=np.float64).reshape(-1), flat, w, code, p,
+                                   float(loss.mu))
+
+    def _flat_records(self) -> tuple[np.ndarray, np.ndarray]:
+        """The held records as float64 rows (P, d) and labels (P,), made once."""
+        if getattr(self, "_rows", None) is None:
+            X, y = self.fixed if self.fixed is not None else (self.X, self.y)
+            self._rows = (np.ascontiguousarray(X, dtype=np.float64).reshape(-1, self.d),
+                          np.ascontiguousarray(y, dtype=np.float64).reshape(-1))
+        return self._rows
+
+    def _first_read(self, idx: np.ndarray) -> None:
+        """Mark streamed records read; a second read of one raises (it would not reproduce the record)."""
+        if kernels.mark_read(self._seen, idx):
+            raise RuntimeError("streaming records read twice: this algorithm must use materialised data")
+
+
+def _flat_index(idx: np.ndarray, N: int, n: int, shared: bool) -> np.ndarray:
+    """Row numbers in the flattened records (cells x n) of idx (T, N, K); ``shared``: one data set for all trials."""
+    T = idx.shape[0]
+    cell = np.arange(N)[None, :, None] if shared else (np.arange(T)[:, None, None] * N + np.arange(N)[None, :, None])
+    return (cell * n + idx).astype(np.int64)
 
 
 def _gather(X: np.ndarray, y: np.ndarray, idx: np.ndarray, shared: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -157,13 +208,6 @@ def _gather(X: np.ndarray, y: np.ndarray, idx: np.ndarray, shared: bool) -> tupl
     times faster than numpy's three-array fancy indexing). ``shared``: X has one data set (leading axis 1)."""
     T, N, K = idx.shape
     n, d = X.shape[2], X.shape[3]
-    cell = np.arange(N)[None, :, None] if shared else (np.arange(T)[:, None, None] * N + np.arange(N)[None, :, None])
-    flat = (cell * n + idx).ravel()
+    flat = _flat_index(idx, N, n, shared).ravel()
     return (np.take(X.reshape(-1, d), flat, axis=0).reshape(T, N, K, d),
             np.take(y.reshape(-1), flat).reshape(T, N, K))
-
-
-def _has_repeats(idx: np.ndarray) -> bool:
-    """Whether an index repeats within a cell (small batches: a sort along the batch axis is cheapest)."""
-    s = np.sort(idx, axis=-1)
-    return bool((s[..., 1:] == s[..., :-1]).any())

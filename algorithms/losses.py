@@ -26,12 +26,23 @@ class LinearModelLoss(abc.ABC):
     name = "?"
     mu: float = 0.0
     smooth = True
+    uses_xsq = False          # whether dphi reads ||x||^2 (else the gradient skips computing it)
+
+    _kernel: tuple[int, float] | None = None     # (code, parameter) of dphi in algorithms/kernels.py
+    _kernel_dphi: Callable | None = None          # the dphi that code encodes
+
+    @property
+    def kernel(self) -> tuple[int, float] | None:
+        """(code, parameter) of this loss's derivative in algorithms/kernels.py, or None (numpy only). Only while
+        the class's dphi is the very function the code encodes: a subclass or a patch that changes dphi (e.g. a
+        planted fault) goes through numpy and is computed as written."""
+        return self._kernel if type(self).dphi is type(self)._kernel_dphi else None
 
     @abc.abstractmethod
     def phi(self, z: np.ndarray, y: np.ndarray, xsq: np.ndarray) -> np.ndarray:
         """The loss of a record as a function of its margin z, label y and ||x||^2."""
 
-    def dphi(self, z: np.ndarray, y: np.ndarray, xsq: np.ndarray) -> np.ndarray:
+    def dphi(self, z: np.ndarray, y: np.ndarray, xsq: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError(f"{self.name} is not differentiable: run on its Moreau envelope")
 
     @abc.abstractmethod
@@ -46,14 +57,14 @@ class LinearModelLoss(abc.ABC):
     def batch_grad(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Mean gradient over the batch: w (T, d), X (T, N, K, d), y (T, N, K) -> (T, N, d)."""
         z = np.einsum("tnkd,td->tnk", X, w)
-        s = self.dphi(z, y, np.einsum("tnkd,tnkd->tnk", X, X))
+        s = self.dphi(z, y, np.einsum("tnkd,tnkd->tnk", X, X) if self.uses_xsq else None)
         return np.einsum("tnk,tnkd->tnd", s, X) / X.shape[2] + self.mu * w[:, None, :]
 
     def record_grads(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, xsq: np.ndarray | None = None) -> np.ndarray:
         """Every record's gradient: w (T, d), X (T, ..., d), y (T, ...) -> (T, ..., d). ``xsq``: the records'
         squared norms, when the caller already has them (records read in every round)."""
         z = np.einsum("t...d,td->t...", X, w)
-        if xsq is None:
+        if xsq is None and self.uses_xsq:
             xsq = np.einsum("t...d,t...d->t...", X, X)
         return self.dphi(z, y, xsq)[..., None] * X + self.mu * w.reshape(w.shape[:1] + (1,) * (X.ndim - 2) + w.shape[1:])
 
@@ -86,12 +97,15 @@ class Squared(LinearModelLoss):
 
     mu: float = 0.0
     name = "squared"
+    _kernel = (0, 0.0)
 
     def phi(self, z, y, xsq):
         return 0.5 * (z - y) ** 2
 
     def dphi(self, z, y, xsq):
         return z - y
+
+    _kernel_dphi = dphi
 
     def constants(self, *, r, rho, y_max):
         return r * (r * rho + y_max) + self.mu * rho, r**2 + self.mu
@@ -104,12 +118,15 @@ class Logistic(LinearModelLoss):
 
     mu: float = 0.0
     name = "logistic"
+    _kernel = (1, 0.0)
 
     def phi(self, z, y, xsq):
         return np.logaddexp(0.0, -y * z)
 
     def dphi(self, z, y, xsq):
         return -y * expit(-y * z)
+
+    _kernel_dphi = dphi
 
     def constants(self, *, r, rho, y_max):
         return r + self.mu * rho, r**2 / 4 + self.mu
@@ -148,6 +165,11 @@ class MoreauHinge(LinearModelLoss):
     mu: float = 0.0
     beta_s: float = 1.0
     name = "moreau_hinge"
+    uses_xsq = True
+
+    @property
+    def kernel(self) -> tuple[int, float] | None:
+        return (2, float(self.beta_s)) if type(self).dphi is MoreauHinge._kernel_dphi else None
 
     def phi(self, z, y, xsq):
         t = 1.0 - y * z
@@ -156,6 +178,8 @@ class MoreauHinge(LinearModelLoss):
 
     def dphi(self, z, y, xsq):
         return -y * np.clip(self.beta_s * (1.0 - y * z) / xsq, 0.0, 1.0)
+
+    _kernel_dphi = dphi
 
     def constants(self, *, r, rho, y_max):
         return r + self.mu * rho, self.beta_s + self.mu

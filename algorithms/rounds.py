@@ -33,8 +33,7 @@ class SiloRounds:
         T, N = self.records.trials, self.records.N
         M = sampling.participation_sizes(self.rng, T, N, *self.M_range)
         mask = sampling.participating(self.rng, T, N, M)
-        X, y = self.records.take(next_batch())
-        clean = self.loss.batch_grad(query, X, y)
+        clean = self.records.batch_grad(next_batch(), self.loss, query)
         msg = mechanisms.gaussian(clean, self.sigma, rng=self.rng)
         noise = msg - clean
         self.noise_sq += np.einsum("tnd,tnd,tn->t", noise, noise, mask.astype(np.float64))
@@ -42,7 +41,7 @@ class SiloRounds:
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]
         if self.grad_err is not None and self.grad_F is not None:
-            self.grad_err += grad_error(g, self.grad_F(query), msg - clean, mask, M)
+            self.grad_err += grad_error(g, self.grad_F(query), noise, mask, M)
         return g
 
     def measured(self, rounds: int) -> dict[str, np.ndarray]:

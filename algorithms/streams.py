@@ -7,6 +7,11 @@ order. So a trial's numbers depend only on its seed and on the sequence of draws
 never on which other trials share the batch: running trials one at a time, seven at a time or all
 together gives identical results (tests/test_determinism.py). Small draws are served from a per-trial
 block buffer (one generator call per trial per block, not per draw), which is what keeps this cheap.
+
+The bit generator is SFC64, numpy's fastest (standard normals: 147 M/s against PCG64's 120 M/s on this
+machine, CPU time; uniforms 821 against 649 M/s), and Gaussian draws are most of a one-pass run's time
+(issue 17). Each trial's generators are seeded from the same SeedSequence children as before, so the
+batch independence above is unchanged; the numbers themselves differ from the PCG64 streams'.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 BLOCK = 65536       # values buffered per trial and kind; any value gives the same numbers
+BIT_GENERATOR = np.random.SFC64
 
 
 class _Kind:
@@ -46,10 +52,10 @@ class TrialStreams:
     def __init__(self, seeds: Sequence[np.random.SeedSequence]):
         self.trials = len(seeds)
         children = [[_child(s, 0), _child(s, 1)] for s in seeds]
-        self._uniform = _Kind([np.random.Generator(np.random.PCG64(c[0])) for c in children], "random")
-        self._normal = _Kind([np.random.Generator(np.random.PCG64(c[1])) for c in children], "standard_normal")
+        self._uniform = _Kind([np.random.Generator(BIT_GENERATOR(c[0])) for c in children], "random")
+        self._normal = _Kind([np.random.Generator(BIT_GENERATOR(c[1])) for c in children], "standard_normal")
         # binomials come from a third generator per trial, drawn per call (exact, and few per round)
-        self._binomial = [np.random.Generator(np.random.PCG64(_child(s, 2))) for s in seeds]
+        self._binomial = [np.random.Generator(BIT_GENERATOR(_child(s, 2))) for s in seeds]
 
     def _shape(self, size) -> tuple[int, ...]:
         shape: tuple[int, ...] = (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(s) for s in size)

@@ -100,7 +100,8 @@ def engine_onepass(kw: dict, pop, seed: int = 1) -> np.ndarray:
 # --- the baseline: one trial at a time, one silo at a time ----------------------------------------------
 def baseline_mbsgd(cfg: dict, seed: int = 1) -> np.ndarray:
     """Alg. 2 written the straightforward way. Random draws come from the same per-trial streams in the
-    same order (so the outputs must agree); the gradient, noise and aggregation work loops over silos."""
+    same order (so the outputs must agree); the gradient, noise and aggregation work loops over silos, in plain
+    numpy (the engine's gradient is algorithms/kernels.py's fused kernel; the baseline does the same work unfused)."""
     pop = _population(cfg["N"], cfg["d"])
     ps = np.random.SeedSequence(seed)
     N, n, d, K = cfg["N"], cfg["n"], cfg["d"], cfg["K"]
@@ -174,9 +175,11 @@ def machine_limits() -> dict:
 
 
 def gradient_roofline(cfg: dict, limits: dict) -> dict:
-    """Time the gradient work of config c (gather a minibatch of K of n records per trial and silo, then the
-    GLM gradient X^T (X w - y) / K) against its roofline: the bytes it must move (gather: read and write the
-    batch; gradient: read it twice) at the copy bandwidth, and its FLOPs at the matmul rate."""
+    """Time the engine's gradient work of config c (for each trial and silo, a minibatch of K of n records and the
+    GLM gradient X^T (X w - y) / K: Records.batch_grad, the fused kernel of algorithms/kernels.py) against its
+    roofline: the bytes it must move (each gathered record read once, plus the indices) at the copy bandwidth,
+    and its FLOPs at the matmul rate. (The unfused numpy path must move 4x the batch: gather read + write, two
+    gradient reads.)"""
     pop = _population(cfg["N"], cfg["d"])
     T, N, n, d, K = cfg["T"], cfg["N"], cfg["n"], cfg["d"], cfg["K"]
     ps = np.random.SeedSequence(5)
@@ -186,12 +189,11 @@ def gradient_roofline(cfg: dict, limits: dict) -> dict:
     loss = Squared()
 
     def step():
-        X, y = records.take(idx)
-        loss.batch_grad(w, X, y)
+        records.batch_grad(idx, loss, w)
     step()
     t = min(_timed(step) for _ in range(5))
     batch = T * N * K * d * 8
-    moved = 4 * batch                       # gather: read + write; gradient: two reads of the batch
+    moved = batch + T * N * K * 16          # every gathered record read once, its label and index
     flops = 4 * T * N * K * d
     bound = max(moved / (limits["copy_gb_per_s"] * 1e9), flops / (limits["matmul_gflops"] * 1e9))
     return {"seconds": t, "roofline_seconds": bound, "fraction_of_roofline": bound / t, "bytes": moved,

@@ -105,17 +105,17 @@ def test_a_biased_silo_gradient_is_caught_by_the_sampling_bound(monkeypatch):
     """The silos' gradient before the noise is biased (a wrong gradient formula inside the algorithm): the noise is
     still calibrated and accounted, but the oracle's sampling error exceeds Lemma E.3's sampling and silo terms, and
     the grad_sampling bound (the released noise removed by its control variate) fails."""
-    from algorithms import losses
+    from algorithms import data
 
     spec = tiny_onepass(checks=[{"id": "noise", "kind": "noise_calibration"},
                                 {"id": "grad_sampling", "kind": "bound", "theorem": "isrl.lemma_e3.sampling"}])
     assert verdicts(runner.run_spec(spec)) == {"noise": "pass", "grad_sampling": "pass"}
-    real = losses.LinearModelLoss.batch_grad
+    real = data.Records.batch_grad                 # the silos' gradient (fused kernel or numpy, algorithms/data.py)
 
-    def biased(self, w, X, y):                     # the fault: every silo's mean gradient shifted by 0.1 e_1
-        g = real(self, w, X, y)
+    def biased(self, idx, loss, w):                # the fault: every silo's mean gradient shifted by 0.1 e_1
+        g = real(self, idx, loss, w)
         g[..., 0] += 0.1
         return g
 
-    monkeypatch.setattr(losses.LinearModelLoss, "batch_grad", biased)
+    monkeypatch.setattr(data.Records, "batch_grad", biased)
     assert verdicts(runner.run_spec(spec)) == {"noise": "pass", "grad_sampling": "fail"}

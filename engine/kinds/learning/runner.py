@@ -230,9 +230,10 @@ def point_key(spec: Spec, value: float | None, seed: int, needs: tuple[str, ...]
 @functools.lru_cache(maxsize=1)
 def code_identity() -> str:
     """What a stored trial's numbers depend on besides its spec and seed: our source code and the versions
-    of the numerical libraries (and scikit-learn, whose bundled data set the breast cancer runs use)."""
+    of the numerical libraries (numba compiles the gradient kernels; scikit-learn ships the bundled data set the
+    breast cancer runs use)."""
     versions = {}
-    for name in ("numpy", "scipy", "scikit-learn"):
+    for name in ("numpy", "scipy", "scikit-learn", "numba"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -334,22 +335,30 @@ def work_estimate(spec: Spec, trials: int | Sequence[int], seed: int | None = No
     is computed: each point's problem is built and its parameters resolved as the workers will (R rounds of M silos'
     K records in d dimensions per trial; the problem is cached in this process, and forked workers inherit it).
     ``trials``: per run, or per sweep point (the trials still to compute: a point with none is not resolved)."""
-    seed = spec.seed if seed is None else seed
     values = sweep_values(spec)
     per_point = [trials] * len(values) if isinstance(trials, int) else list(trials)
     workers = workers or os.cpu_count() or 1
-    total, worst, worst_value = 0.0, -1.0, None
-    for v, t in zip(values, per_point):
+    works = point_work(spec, per_point, seed)
+    total = float(sum(works))
+    worst = int(np.argmax(works)) if works else 0
+    worst_value = values[worst] if works and works[worst] > 0 else None
+    return total, total * SECONDS_PER_COORDINATE / max(1, min(workers, sum(per_point))), worst_value
+
+
+def point_work(spec: Spec, trials: Sequence[int], seed: int | None = None) -> list[float]:
+    """Gradient coordinates of each sweep point's trials (R rounds of M silos' K records in d dimensions per trial;
+    0 for a point with no trials, which is not resolved)."""
+    seed = spec.seed if seed is None else seed
+    out = []
+    for v, t in zip(sweep_values(spec), trials):
         if t == 0:
+            out.append(0.0)
             continue
         pspec, prob = _problem(json.dumps(_point_spec(spec, v).model_dump(mode="json"), sort_keys=True), seed, v)
         consts, res = resolve_point(pspec, prob)
         p = res.params
-        work = float(p["R"]) * float(p.get("M", consts["M"])) * float(p["K"]) * float(consts["d"]) * t
-        total += work
-        if work > worst:
-            worst, worst_value = work, v
-    return total, total * SECONDS_PER_COORDINATE / max(1, min(workers, sum(per_point))), worst_value
+        out.append(float(p["R"]) * float(p.get("M", consts["M"])) * float(p["K"]) * float(consts["d"]) * t)
+    return out
 
 
 def workers_of(executor) -> int | None:
@@ -423,6 +432,10 @@ def run_spec(spec: Spec, *, trials: int | None = None, seed: int | None = None, 
         size = chunk or chunk_size(pspec, trials, set(needs))
         units += [Unit(pspec.model_dump(mode="json"), i, value, tuple(missing[k:k + size]), seed, needs)
                   for k in range(0, len(missing), size)]
+    # the largest units first (gradient coordinates per trial x trials), so a pool's last unit is a small one;
+    # results go to their point and trial whatever the order
+    per_trial = point_work(spec, [1 if todo[i] else 0 for i in range(len(values))], seed)
+    units.sort(key=lambda u: -per_trial[u.point] * len(u.trials))
     runner_ = executor or executors.Sequential()
     for result in runner_.run(run_unit, units):
         if result["code"] != code:

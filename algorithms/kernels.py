@@ -1,0 +1,178 @@
+"""Fused gradient kernels (numba) for the rounds' hot loop: one pass over a batch's records instead of numpy's
+five (gather, margins, squared norms, the loss's derivative, the weighted sum), each record's row read once
+while it is in cache.
+
+Why numba (a hard dependency, issue 17): numpy cannot fuse these passes, and on memory-bound work (large
+batches, e.g. K = 1024 records of d = 256) each extra pass over the batch costs as much as the gradient
+itself; on one-pass runs the records are drawn, normalised, labelled and differentiated in one pass too.
+The kernels compute in float64, single-threaded, cell by cell (trial, silo), records in batch order; a dot
+product over the d coordinates may be reassociated (``fastmath={"reassoc"}`` only, so the compiler can use
+vector registers: 4x faster on c_large's d = 256; no other IEEE rule is relaxed, NaN and inf propagate). The
+arrays are made C-contiguous before the call, so one compiled version runs whatever the batch: a cell's
+gradient does not depend on how many trials share the call, and results stay reproducible and independent of
+batching (tests/test_kernels.py). As with numpy's own SIMD loops and BLAS, the last bits may differ on another
+CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summation order.
+
+A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
+1 logistic, 2 the Moreau envelope of the hinge (parameter beta_s); a loss without a code goes through numpy.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SQUARED, LOGISTIC, MOREAU_HINGE = 0, 1, 2
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    """a as a C-contiguous float64 array (a no-op when it is one): the kernels are compiled for one layout only, so
+    the same code, hence the same summation order, runs whatever the batch's shape."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+@njit(cache=True, inline="always")
+def _dphi(code: int, p: float, z: float, y: float, xsq: float) -> float:
+    """d phi / d z of loss ``code`` (losses.py states each in numpy form)."""
+    if code == SQUARED:
+        return z - y
+    if code == LOGISTIC:                       # -y expit(-y z), evaluated without overflow
+        a = -y * z
+        e = 1.0 / (1.0 + math.exp(-a)) if a >= 0 else math.exp(a) / (1.0 + math.exp(a))
+        return -y * e
+    c = p * (1.0 - y * z) / xsq                # MOREAU_HINGE: -y clip(beta_s (1 - y z) / ||x||^2, 0, 1)
+    return -y * min(max(c, 0.0), 1.0)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, code: int, p: float,
+                 mu: float) -> np.ndarray:
+    """Mean gradient over each cell's batch, the records gathered by row: X (P, d), y (P,), flat (T, N, K) rows
+    of X, w (T, d) -> (T, N, d) = (1/K) sum_k dphi(<w_t, x>, y, ||x||^2) x + mu w_t. Four records at a time (in
+    batch order; the rest one by one), so four rows are read from memory at once."""
+    T, N, K = flat.shape
+    d = X.shape[1]
+    out = np.empty((T, N, d))
+    acc = np.empty(d)
+    hinge = code == MOREAU_HINGE
+    for t in range(T):
+        wt = w[t]
+        for n in range(N):
+            acc[:] = 0.0
+            k = 0
+            while k + 4 <= K:
+                r0, r1, r2, r3 = flat[t, n, k], flat[t, n, k + 1], flat[t, n, k + 2], flat[t, n, k + 3]
+                x0, x1, x2, x3 = X[r0], X[r1], X[r2], X[r3]
+                z0 = z1 = z2 = z3 = 0.0
+                for j in range(d):
+                    z0 += x0[j] * wt[j]
+                    z1 += x1[j] * wt[j]
+                    z2 += x2[j] * wt[j]
+                    z3 += x3[j] * wt[j]
+                q0 = q1 = q2 = q3 = 0.0
+                if hinge:
+                    for j in range(d):
+                        q0 += x0[j] * x0[j]
+                        q1 += x1[j] * x1[j]
+                        q2 += x2[j] * x2[j]
+                        q3 += x3[j] * x3[j]
+                s0 = _dphi(code, p, z0, y[r0], q0)
+                s1 = _dphi(code, p, z1, y[r1], q1)
+                s2 = _dphi(code, p, z2, y[r2], q2)
+                s3 = _dphi(code, p, z3, y[r3], q3)
+                for j in range(d):
+                    acc[j] += (s0 * x0[j] + s1 * x1[j]) + (s2 * x2[j] + s3 * x3[j])
+                k += 4
+            while k < K:
+                r0 = flat[t, n, k]
+                x0 = X[r0]
+                z0 = 0.0
+                q0 = 0.0
+                for j in range(d):
+                    z0 += x0[j] * wt[j]
+                if hinge:
+                    for j in range(d):
+                        q0 += x0[j] * x0[j]
+                s0 = _dphi(code, p, z0, y[r0], q0)
+                for j in range(d):
+                    acc[j] += s0 * x0[j]
+                k += 1
+            for j in range(d):
+                out[t, n, j] = acc[j] / K + mu * wt[j]
+    return out
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _sphere_linear_grad(G: np.ndarray, U: np.ndarray, w_star: np.ndarray, radius: float, low: float, high: float,
+                       w: np.ndarray, code: int, p: float, mu: float) -> np.ndarray:
+    """algorithms.data.SphereLinear's records drawn and differentiated in one pass: from the standard normals
+    G (T, N, K, d) and uniforms U (T, N, K) its ``sample`` would use, x = radius g / ||g||, y = <w*_n, x> + xi
+    with xi = low + (high - low) u; returns the cells' mean gradients (T, N, d) as ``gather_grad`` does."""
+    T, N, K, d = G.shape
+    out = np.empty((T, N, d))
+    acc = np.empty(d)
+    for t in range(T):
+        wt = w[t]
+        for n in range(N):
+            ws = w_star[n]
+            acc[:] = 0.0
+            for k in range(K):
+                g = G[t, n, k]
+                gsq = 0.0
+                gw = 0.0
+                gs = 0.0
+                for j in range(d):
+                    gsq += g[j] * g[j]
+                    gw += g[j] * wt[j]
+                    gs += g[j] * ws[j]
+                scale = radius / math.sqrt(gsq)          # x = scale g
+                z = scale * gw
+                yk = scale * gs + (low + (high - low) * U[t, n, k])
+                s = _dphi(code, p, z, yk, scale * scale * gsq) * scale
+                for j in range(d):
+                    acc[j] += s * g[j]
+            for j in range(d):
+                out[t, n, j] = acc[j] / K + mu * w[t, j]
+    return out
+
+
+def gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, code: int, p: float,
+                mu: float) -> np.ndarray:
+    """Mean gradient over each cell's batch, the records gathered by row (see ``_gather_grad``)."""
+    return _gather_grad(_c(X), _c(y), np.ascontiguousarray(flat, dtype=np.int64), _c(w), int(code), float(p),
+                        float(mu))
+
+
+def sphere_linear_grad(G: np.ndarray, U: np.ndarray, w_star: np.ndarray, radius: float, low: float, high: float,
+                       w: np.ndarray, code: int, p: float, mu: float) -> np.ndarray:
+    """Sphere records drawn and differentiated in one pass (see ``_sphere_linear_grad``)."""
+    return _sphere_linear_grad(_c(G), _c(U), _c(w_star), float(radius), float(low), float(high), _c(w), int(code),
+                               float(p), float(mu))
+
+
+@njit(cache=True)
+def _mark_read(seen: np.ndarray, idx: np.ndarray) -> int:
+    """Mark records idx (T, N, K) of seen (T, N, n) read: 0, 1 if one was read before (in an earlier call or
+    earlier in this batch), 2 if an index lies outside [0, n) (nothing after it is marked)."""
+    T, N, K = idx.shape
+    n_ = seen.shape[2]
+    again = 0
+    for t in range(T):
+        for n in range(N):
+            for k in range(K):
+                i = idx[t, n, k]
+                if i < 0 or i >= n_:
+                    return 2
+                if seen[t, n, i]:
+                    again = 1
+                seen[t, n, i] = True
+    return again
+
+
+def mark_read(seen: np.ndarray, idx: np.ndarray) -> bool:
+    """Mark the records idx (T, N, K) in seen (T, N, n) (bool) as read; whether any had been read already."""
+    code = _mark_read(seen, np.ascontiguousarray(idx, dtype=np.int64))
+    if code == 2:
+        raise IndexError(f"record indices must lie in [0, {seen.shape[2]})")
+    return bool(code)

@@ -1,0 +1,91 @@
+"""The fused gradient kernels (algorithms/kernels.py): they compute what numpy's loss.batch_grad computes, a trial's
+numbers do not depend on which trials share the call, and a changed dphi is never replaced by a kernel."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algorithms import kernels, sampling
+from algorithms.data import Records, make_sphere_linear
+from algorithms.losses import Logistic, MoreauHinge, Squared
+from algorithms.streams import streams_for
+
+T, N, n, d, K = 5, 3, 60, 7, 6
+POP = make_sphere_linear(np.random.default_rng(0), d=d, N=N, radius=1.0, label_noise=0.1, w_norm=0.5,
+                         heterogeneity=0.5, mu=0.0, diameter=2.0)
+LOSSES = [Squared(), Squared(mu=0.3), Logistic(mu=0.1), MoreauHinge(beta_s=2.0)]
+
+
+def _records(trials, materialise: bool, labels: bool) -> Records:
+    r = Records(POP, streams_for(np.random.SeedSequence(3), trials, 0), len(trials), n, materialise=materialise)
+    if labels and materialise:
+        r.y = np.sign(r.y) + (r.y == 0)
+    return r
+
+
+def _idx(trials) -> np.ndarray:
+    full = sampling.k_subsets(np.random.default_rng(2), (T, N), n, K)
+    return full[list(trials)]
+
+
+W = np.random.default_rng(1).standard_normal((T, d))
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda L: f"{L.name}-{L.mu}")
+def test_kernel_equals_numpy(loss):
+    labels = loss.name != "squared"
+    r = _records(range(T), True, labels)
+    idx = _idx(range(T))
+    assert loss.kernel is not None
+    np.testing.assert_allclose(r.batch_grad(idx, loss, W), loss.batch_grad(W, *r.take(idx)), rtol=0, atol=1e-14)
+    fixed = Records(None, None, T, n, materialise=False, fixed=(r.X[0], r.y[0]))
+    np.testing.assert_allclose(fixed.batch_grad(idx, loss, W), loss.batch_grad(W, *fixed.take(idx)), rtol=0,
+                               atol=1e-14)
+
+
+def test_streamed_sphere_kernel_equals_numpy():
+    idx = _idx(range(T))
+    for loss in (Squared(), Squared(mu=0.2)):
+        fused = _records(range(T), False, False).batch_grad(idx, loss, W)
+        plain = loss.batch_grad(W, *_records(range(T), False, False).take(idx))
+        np.testing.assert_allclose(fused, plain, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("materialise", [True, False])
+def test_a_trial_gets_the_same_bits_alone_or_in_a_batch(materialise):
+    loss = Squared(mu=0.1)
+    together = _records(range(T), materialise, False).batch_grad(_idx(range(T)), loss, W)
+    for t in (0, 3):
+        alone = _records([t], materialise, False).batch_grad(_idx([t]), loss, W[t:t + 1])
+        assert np.array_equal(alone[0], together[t])
+
+
+def test_streamed_records_read_twice_raise():
+    r = _records(range(T), False, False)
+    idx = _idx(range(T))
+    r.batch_grad(idx, Squared(), W)
+    with pytest.raises(RuntimeError):
+        r.batch_grad(idx, Squared(), W)
+    seen = np.zeros((1, 1, 5), dtype=bool)
+    assert kernels.mark_read(seen, np.array([[[1, 1]]]))          # a repeat inside one batch
+    with pytest.raises(IndexError):
+        kernels.mark_read(seen, np.array([[[5]]]))
+
+
+def test_a_changed_dphi_goes_through_numpy(monkeypatch):
+    """A planted fault in dphi (or a subclass's own dphi) must reach the gradient: the kernel steps aside."""
+    r = _records(range(T), True, False)
+    idx = _idx(range(T))
+    clean = r.batch_grad(idx, Squared(), W)
+    real = Squared.dphi
+    monkeypatch.setattr(Squared, "dphi", lambda self, z, y, xsq: 10 * real(self, z, y, xsq))
+    assert Squared().kernel is None and MoreauHinge(beta_s=1.0).kernel is not None
+    np.testing.assert_allclose(r.batch_grad(idx, Squared(), W), 10 * clean, rtol=1e-12, atol=1e-14)
+
+
+def test_nan_propagates():
+    r = _records(range(T), True, False)
+    w = W.copy()
+    w[1, 0] = np.nan
+    g = r.batch_grad(_idx(range(T)), Squared(), w)
+    assert np.isnan(g[1]).all() and np.isfinite(g[[0, 2, 3, 4]]).all()

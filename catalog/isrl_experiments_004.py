@@ -170,7 +170,7 @@ def accounting(*, n: int, R: int, eps: float, G_over_L: float) -> dict[str, Any]
         if alg == "local" and ro["lower"] is not None:
             # the all-steps composition bounds what ran from above only (each silo sends its K-th iterate): the
             # lower estimate is the attained linear-loss round pair, composed over the R rounds
-            ro["lower"] = appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta, interval=interval)
+            ro["lower"] = appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta, interval=3 * interval)
         ar = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="add_remove", interval=interval)
         as_run = ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
             z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)

@@ -30,7 +30,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.stats import binom
 
-from verifiers.accountants.pld_epsilon import epsilon_for_delta
+from verifiers.accountants.pld_epsilon import epsilon_for_delta, epsilon_for_delta_add
 
 RELATIONS = ("replace_one", "add_remove")
 
@@ -56,23 +56,27 @@ def epsilon(*, z: float, q: float, steps: int, delta: float, relation: str, pess
 
 def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, interval: float = 1e-3) -> float:
     """A lower estimate of the epsilon of ``rounds`` Local SGD rounds (K local steps of one record drawn with
-    probability q each, per-step noise multiplier z) on the attained linear-loss pair of the module docstring:
-    sum_b Bin(K, q)(b) N(2b, K z^2) against N(0, K z^2), optimistic discretisation. The binomial's tail beyond 1e-30
-    is moved to b = 0, which only lowers the divergence (so it stays a lower bound)."""
+    probability q each, per-step noise multiplier z) on the attained linear-loss pair of the module docstring,
+    sum_b Bin(K, q)(b) N(2b, K z^2) against N(0, K z^2): the direction with the mixture first only (dp-accounting's
+    ADD direction of its mixture-of-Gaussians PLD), optimistic discretisation. The binomial's tail below 1e-30 is
+    moved to b = 0; in this direction that changes delta by at most the moved mass per round, so epsilon is taken at
+    delta plus that mass over the rounds (the other direction would scale it by e^epsilon: not used)."""
     if not (z > 0 and K >= 1 and 0 < q <= 1 and rounds >= 1 and 0 < delta < 1):
         raise ValueError(f"Local SGD round needs z > 0, K >= 1, 0 < q <= 1, rounds >= 1, 0 < delta < 1 (got z = {z}, "
                          f"K = {K}, q = {q}, rounds = {rounds}, delta = {delta})")
     pmf = binom.pmf(np.arange(K + 1), K, q)
     keep = np.nonzero(pmf > 1e-30)[0]
+    if keep.size == 0 or keep[0] != 0:
+        keep = np.concatenate([[0], keep])
     probs = pmf[keep].astype(float)
-    probs[keep == 0] += 1.0 - probs.sum()
-    if not np.any(keep == 0):
-        keep, probs = np.concatenate([[0], keep]), np.concatenate([[1.0 - probs.sum()], probs])
+    moved = max(0.0, 1.0 - probs.sum())
+    probs[0] += moved
     one = pld_lib.from_mixture_gaussian_mechanism(standard_deviation=math.sqrt(K) * z,
                                                   sensitivities=[2.0 * float(b) for b in keep],
                                                   sampling_probs=[float(p) for p in probs], pessimistic_estimate=False,
-                                                  value_discretization_interval=interval, use_connect_dots=False)
-    return epsilon_for_delta(one.self_compose(rounds), delta)
+                                                  value_discretization_interval=interval, use_connect_dots=False,
+                                                  log_mass_truncation_bound=-30)
+    return epsilon_for_delta_add(one.self_compose(rounds), delta + rounds * moved)
 
 
 def bracket(*, z: float, q: float, steps: int, delta: float, relation: str, claim: float) -> dict[str, float | None]:

@@ -27,6 +27,12 @@ def epsilon_for_delta(pld, delta: float) -> float:
     return max(remove, _pmf_epsilon(pld._pmf_add, delta))
 
 
+def epsilon_for_delta_add(pld, delta: float) -> float:
+    """epsilon at delta of the ADD direction of a dp-accounting PrivacyLossDistribution alone (``pld._pmf_add``; for
+    a symmetric one the only direction): a lower bound on ``epsilon_for_delta``."""
+    return _pmf_epsilon(pld._pmf_remove if pld._symmetric else pld._pmf_add, delta)
+
+
 def _pmf_epsilon(pmf, delta: float) -> float:
     if not isinstance(pmf, pld_pmf.DensePLDPmf):
         return pmf.get_epsilon_for_delta(delta)

@@ -762,8 +762,8 @@ UNDECIDABLE: dict[str, str] = {
         + _ACC_DECIDES.format(spec="shuffle_sgd_acc_eps")),
     "000 Thm 4.3 (utility)": _P_AGD.format(thm="4.3", acc=(
         "; with P_VEC calibrated by our accountant (the smallest noise it certifies, ~10^5x less variance) the "
-        "eps-rate check applies (shuffle_agd_acc_eps) but ends inconclusive at 16 trials: AC-SA's own bias at Thm "
-        "4.3's 11-25 rounds scatters the points beyond their errors")),
+        "eps-rate check applies (shuffle_agd_acc_eps): it passes at the spec's seed, but AC-SA's own bias at Thm "
+        "4.3's 11-25 rounds scatters the points beyond their errors, so other seeds end inconclusive")),
     "000 Thm 4.7 (utility)": _P_AGD.format(thm="4.7", acc=_ACC_DECIDES.format(spec="shuffle_agd_smoothed_acc_eps")),
     "000 Thm 4.8 (smooth)": _P_AGD.format(thm="4.8", acc=_ACC_CANNOT),
     "000 Thm 4.9 (convex)": _P_GD,

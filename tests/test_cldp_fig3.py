@@ -140,9 +140,9 @@ def test_baseline_epsilon_is_judged_only_under_a_named_convention():
 # planted faults in the mechanism and the code
 
 
-def _run(monkeypatch, **kw) -> dict:
+def _run(monkeypatch, trials: int = 300, **kw) -> dict:
     p = _params(eps=4.0, eps0=1.0, paper_n=3000, paper_k=500, **kw)
-    return cat.run_point(p, 300, np.random.SeedSequence(11))
+    return cat.run_point(p, trials, np.random.SeedSequence(11))
 
 
 def test_thm1_without_subsampling_is_caught_by_accuracy_order(monkeypatch):
@@ -150,7 +150,7 @@ def test_thm1_without_subsampling_is_caught_by_accuracy_order(monkeypatch):
     allows 188 (as stated) and 15 (the script): the Thm 1 run is then the less accurate one."""
     rdp = ss.rdp_upper
     monkeypatch.setattr(ss, "rdp_upper", lambda lam, *, k, n, eps0: rdp(lam, k=k, n=k, eps0=eps0))
-    pt = _run(monkeypatch)
+    pt = _run(monkeypatch, trials=1000)     # 7 rounds against 15: 100 runs resolve it (30 did under PCG64 streams)
     assert pt["rounds"]["thm1"] < min(pt["rounds"]["fmt_kov:as_stated"], pt["rounds"]["fmt_kov:authors_script"])
     r = ck.accuracy_order(_check("accuracy_order"), "cldp_fig3", [pt])
     assert r.verdict == "fail"

@@ -28,8 +28,9 @@ def epsilon_for_delta(pld, delta: float) -> float:
 
 
 def epsilon_for_delta_add(pld, delta: float) -> float:
-    """epsilon at delta of the ADD direction of a dp-accounting PrivacyLossDistribution alone (``pld._pmf_add``; for
-    a symmetric one the only direction): a lower bound on ``epsilon_for_delta``."""
+    """epsilon at delta of the ADD direction of a dp-accounting PrivacyLossDistribution alone (``pld._pmf_add``, whose
+    privacy loss is ln(mu_upper/mu_lower) with mu_upper the mechanism's ADD-side law; for a symmetric PLD the only
+    direction): a lower bound on ``epsilon_for_delta``."""
     return _pmf_epsilon(pld._pmf_remove if pld._symmetric else pld._pmf_add, delta)
 
 

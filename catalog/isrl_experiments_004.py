@@ -166,11 +166,15 @@ def accounting(*, n: int, R: int, eps: float, G_over_L: float) -> dict[str, Any]
     for alg, z, q, steps in (("mbsgd", c["sigma_mb"] * K, K / n, R), ("local", c["sigma_local"], 1 / n, R * K)):
         step_count = int(steps)
         interval = max(1e-4, 1e-3 * eps)
-        ro = appendix_i.bracket(z=z, q=q, steps=step_count, delta=delta, relation="replace_one", claim=eps)
-        if alg == "local" and ro["lower"] is not None:
+        if alg == "mbsgd":
+            ro = appendix_i.bracket(z=z, q=q, steps=step_count, delta=delta, relation="replace_one", claim=eps)
+        else:
             # the all-steps composition bounds what ran from above only (each silo sends its K-th iterate): the
-            # lower estimate is the attained linear-loss round pair, composed over the R rounds
-            ro["lower"] = appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta, interval=3 * interval)
+            # lower estimate is the attained linear-loss round pair, composed over the R rounds (computed, as in
+            # bracket, only where the upper value exceeds the claim)
+            hi = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)
+            ro = {"upper": hi, "lower": appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta,
+                                                                     interval=3 * interval) if hi > eps else None}
         ar = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="add_remove", interval=interval)
         as_run = ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
             z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)

@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--executor", choices=("processes", "sequential", "dask"), default="processes",
                    help="where units of trials (a mechanism spec: its sweep points) run: local worker processes "
                         "(default), this process, or Dask (a mechanism spec: this process)")
+    r.add_argument("--jobs", type=_whole(1, "at least 1 job"), default=1,
+                   help="several specs: run this many at once, each in its own process with --workers divided among "
+                        "them (and --memory-limit too), the longest first by the seconds of the results already in "
+                        "--out (default 1: one after another, each on every worker). Results do not depend on it")
     r.add_argument("--workers", type=_whole(1, "at least 1 worker"),
                    help="worker processes (default: one per core); with --executor dask and no --scheduler, "
                         "the LocalCluster's workers")
@@ -357,6 +361,8 @@ def cmd_run(args) -> int:
     if args.junit:
         raise spec_mod.SpecError("command line", "--junit", "one JUnit file per run: give one spec with --junit")
     specs = [kinds.load(p) for p in paths]          # every spec valid before the first runs
+    if args.jobs > 1:
+        return _run_at_once(paths, specs, args)
     rows, worst = [], 0
     for path, spec in zip(paths, specs):
         t0 = time.perf_counter()
@@ -381,6 +387,144 @@ def cmd_run(args) -> int:
 
 
 _last_verdicts: dict[str, dict[str, str]] = {}      # each spec's verdicts as run_one finished it (for cmd_run's table)
+
+
+def _previous_seconds(spec, out: Path) -> float:
+    """The seconds of the spec's results already in ``out`` (its last run), or infinity when there are none: a spec
+    never run is started first, as it may be the longest."""
+    try:
+        return float(json.loads((out / f"{spec.name}.json").read_text(encoding="utf-8"))["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return float("inf")
+
+
+def _run_at_once(paths: list[Path], specs: list, args) -> int:
+    """``--jobs N``: the specs N at a time, each in a child process forked from this one (so the modules this
+    process has imported are not imported again) with 1/N of the workers and of the memory limit, the longest first
+    (by the results already in --out), so that a spec whose points cannot fill both cores (one point, a serial
+    accounting or report phase) leaves the other core to the next spec. A child with one worker runs its trials in
+    its own process (the sequential executor: the same results). Each child's output is printed when it ends. A stop
+    signal is passed on to the children, which keep what they finished in the store, as a single run does. The
+    table at the end is the sequential run's, plus the wall time."""
+    import multiprocessing
+    import tempfile
+    import time
+
+    from engine import executors, render  # noqa: F401  (imported here, once, for every child)
+    from engine.kinds.learning import runner
+
+    if args.executor == "dask" or args.scheduler:
+        raise spec_mod.SpecError("command line", "--jobs", "runs specs in local processes: not with --executor dask")
+    jobs = min(args.jobs, len(paths))
+    workers = max(1, (args.workers or os.cpu_count() or 1) // jobs)
+    child_args = {**vars(args), "workers": workers, "quiet": True,
+                  "executor": "sequential" if workers == 1 and args.executor == "processes" else args.executor,
+                  "memory_limit": runner.memory_limit() / 2**30 / jobs}
+    context = multiprocessing.get_context("fork")
+    order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
+    waiting, running, done = list(order), {}, {}
+    t_all = time.perf_counter()
+    with executors.stoppable() as stop:
+        try:
+            while waiting or running:
+                while waiting and len(running) < jobs:
+                    i = waiting.pop(0)
+                    log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+                    receive, send = context.Pipe(duplex=False)
+                    with executors.held_back():
+                        proc = context.Process(target=_child_run, args=(str(paths[i]), child_args, log.fileno(),
+                                                                        send))
+                        proc.start()
+                    send.close()
+                    running[i] = (proc, time.perf_counter(), log, receive)
+                for i, (proc, t0, log, receive) in list(running.items()):
+                    if receive.poll():
+                        got = receive.recv()
+                    elif proc.is_alive():
+                        continue
+                    else:
+                        got = {}
+                    proc.join()
+                    receive.close()
+                    log.seek(0)
+                    output = log.read()
+                    log.close()
+                    del running[i]
+                    done[i] = (proc.exitcode, time.perf_counter() - t0, got)
+                    print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
+                    if proc.exitcode not in (0, 1, 3):
+                        print(f"{paths[i]}: exit code {proc.exitcode}", file=sys.stderr, flush=True)
+                time.sleep(0.1)
+        except KeyboardInterrupt as e:
+            stop.handled()
+            for proc, *_ in running.values():        # each child keeps its finished units, as one run would
+                if proc.pid is not None and proc.is_alive():
+                    os.kill(proc.pid, stop.signum or signal_number(e))
+            for i, (proc, _, log, _) in running.items():
+                proc.join()
+                log.seek(0)
+                output = log.read().strip()
+                log.close()
+                if output:
+                    print(f"{paths[i]}: {output}", file=sys.stderr, flush=True)
+            print(f"interrupted: {len(done)} of {len(paths)} specs finished; the others' finished units are in "
+                  f"{args.store}; run the same command again to resume", file=sys.stderr)
+            return getattr(e, "code", 130)
+    rows, worst = [], 0
+    for i, spec in enumerate(specs):
+        code, secs, got = done[i]
+        want = {cid: (spec.expect_quick.get(cid, spec.expect.get(cid)) if args.quick else spec.expect.get(cid))
+                for cid in got}
+        same = "yes" if got and got == want else "NO"
+        worst = max(worst, 0 if same == "yes" else 1)
+        rows.append((spec.name, ", ".join(f"{v} {k}" for k, v in _counts(got).items()), same, secs))
+    wall = time.perf_counter() - t_all
+    print(f"\n{'spec':<40} {'verdicts':<40} {'as expected':<12} seconds")
+    for name, counts, same, secs in rows:
+        print(f"{name:<40} {counts:<40} {same:<12} {secs:.1f}")
+    print(f"{len(rows)} specs in {wall / 60:.1f} min ({jobs} at a time, {workers} worker(s) each; "
+          f"{sum(r[3] for r in rows) / 60:.1f} min summed); "
+          + ("every one as its expect records" if worst == 0 else
+             f"{sum(r[2] == 'NO' for r in rows)} differ from their expect"))
+    return worst
+
+
+def signal_number(e: BaseException) -> int:
+    """The signal a KeyboardInterrupt stands for (SIGTERM when its exit code is 143, else SIGINT)."""
+    import signal
+
+    return signal.SIGTERM if getattr(e, "code", 130) == 128 + signal.SIGTERM else signal.SIGINT
+
+
+def _child_run(path: str, child_args: dict, log_fd: int, send) -> None:
+    """One spec of ``--jobs``, in a forked child: its output to ``log_fd`` (the parent prints it when the child
+    ends), its own session (a terminal's Ctrl-C reaches the parent, which passes it on), its verdicts to ``send``,
+    its exit code run_one's."""
+    import signal
+
+    os.setsid()
+    for s in (signal.SIGINT, signal.SIGTERM):       # the parent's handlers, inherited by fork; run_one sets its own
+        signal.signal(s, signal.SIG_DFL)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.environ["PRIVBENCH_MEMORY_LIMIT"] = str(child_args["memory_limit"])
+    code = 2
+    _last_verdicts.clear()
+    try:
+        try:
+            code = run_one(argparse.Namespace(**{**child_args, "spec": path}))
+        except spec_mod.SpecError as e:
+            print(f"error: {e}", file=sys.stderr)
+        except KeyboardInterrupt as e:
+            code = getattr(e, "code", 130)
+        send.send(next(iter(_last_verdicts.values()), {}))
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
 
 
 def _counts(verdicts: dict[str, str]) -> dict[str, int]:

@@ -112,3 +112,37 @@ def test_run_of_several_specs_compares_each_with_its_expect(tmp_path, capsys):
     assert code == 1 and "1 differ from their expect" in out
     (tmp_path / "empty").mkdir()
     assert main(["run", str(tmp_path / "empty"), "--quick"]) == 2                # a folder with no spec in it
+
+
+def test_jobs_run_specs_at_once_with_the_same_results(tmp_path, capsys):
+    """`run A B --jobs 2` runs the specs in two forked children (one worker each, the sequential executor) and gives
+    the same numbers and verdicts as one after another; a spec whose verdicts differ from its expect makes the
+    table say so and the exit code 1; --jobs with Dask is refused (exit 2, one line)."""
+    import json
+
+    import yaml
+
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("mbsgd_lemma_d6", "darrm_pure"):
+        (folder / f"{name}.yaml").write_text(open(f"specs/{name}.yaml").read())
+    raw = yaml.safe_load(open("specs/darrm_pure_k.yaml"))
+    raw["expect_quick"] = {**raw.get("expect_quick", {}), "privacy": "fail"}
+    (folder / "changed.yaml").write_text(yaml.safe_dump(raw))
+    runs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        code = main(["run", str(folder), "--quick", "--quiet", "--no-cache", "--jobs", jobs, "--out", str(out)])
+        table = capsys.readouterr().out
+        assert code == 1 and "3 specs in" in table and "1 differ from their expect" in table
+        runs[jobs] = {n: json.loads((out / f"{n}.json").read_text()) for n in ("mbsgd_lemma_d6", "darrm_pure")}
+    assert "2 at a time" in table
+    for name, one in runs["1"].items():
+        two = runs["2"][name]
+        assert [c["verdict"] for c in one["checks"]] == [c["verdict"] for c in two["checks"]]
+        assert [c.get("measured") for c in one["checks"]] == [c.get("measured") for c in two["checks"]]
+        untimed = [[{k: v for k, v in p.items() if k != "seconds"} for p in r["points"]] for r in (one, two)]
+        assert untimed[0] == untimed[1]                      # every number but the timings
+    code = main(["run", str(folder), "--quick", "--jobs", "2", "--executor", "dask", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--jobs" in err[0]

@@ -422,7 +422,9 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
                   "memory_limit": runner.memory_limit() / 2**30 / jobs}
     context = multiprocessing.get_context("fork")
     order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
-    waiting, running, done = list(order), {}, {}
+    waiting = list(order)
+    running: dict[int, tuple] = {}                 # spec index -> (process, start, its output file, its pipe)
+    done: dict[int, tuple[int | None, float, dict]] = {}
     t_all = time.perf_counter()
     with executors.stoppable() as stop:
         try:

@@ -33,3 +33,22 @@ def test_points_on_worker_processes_are_the_points_run_in_turn():
 
 def test_the_allocator_setting_is_accepted_on_linux():
     assert keep_freed_memory() is sys.platform.startswith("linux")
+
+
+def test_quick_trials_of_a_mechanism_spec(tmp_path, capsys):
+    """A mechanism spec's quick.trials sets its --quick size (default max(100, trials // 10)); more than the
+    spec's trials is refused in one line naming the field, exit 2."""
+    import yaml
+
+    from engine.cli import main
+
+    raw = yaml.safe_load((ROOT / "specs" / "darrm_pure.yaml").read_text())
+    assert load(ROOT / "specs" / "darrm_pure.yaml").quick_trials() == max(100, raw["trials"] // 10)
+    path = tmp_path / "small.yaml"
+    path.write_text(yaml.safe_dump({**raw, "quick": {"trials": 40}}))
+    assert load(path).quick_trials() == 40
+    assert mechanism_run.run(load(path), quick=True)["trials"] == 40
+    path.write_text(yaml.safe_dump({**raw, "quick": {"trials": raw["trials"] + 1}}))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "quick.trials" in err[0] and "at most the spec's trials" in err[0]

@@ -37,7 +37,7 @@ def run(spec: MechanismSpec, *, quick: bool = False,
     by point (None: one after another, in this process)."""
     started = dt.datetime.now(dt.timezone.utc)
     entry = spec.entry
-    trials = max(100, spec.trials // 10) if quick else spec.trials
+    trials = spec.quick_trials() if quick else spec.trials
     values = spec.values()
     tick = progress(len(values), 1, "mechanism points") if progress else (lambda k: None)
     done: dict[int, dict] = {}

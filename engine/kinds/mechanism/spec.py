@@ -54,6 +54,11 @@ class MechanismCheck(Strict):
     confidence: float = Field(0.999, gt=0.5, lt=1, description="statistical checks: the test's level")
 
 
+class MechanismQuick(Strict):
+    trials: int = Field(ge=20, description="mechanism runs per sweep point in --quick mode (default: max(100, "
+                                           "trials // 10)); at most the spec's trials")
+
+
 class MechanismSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: Literal["mechanism"]
@@ -70,7 +75,12 @@ class MechanismSpec(Strict):
     checks: list[MechanismCheck] = Field(min_length=1)
     expect: dict[str, Verdict] = Field(default_factory=dict)
     expect_quick: dict[str, Verdict] = Field(default_factory=dict)
+    quick: MechanismQuick | None = None
     notes: str = ""
+
+    def quick_trials(self) -> int:
+        """Runs per point in --quick mode: quick.trials, else max(100, trials // 10) (never more than trials)."""
+        return self.quick.trials if self.quick is not None else min(self.trials, max(100, self.trials // 10))
 
     @field_validator("mechanism")
     @classmethod
@@ -102,6 +112,8 @@ class MechanismSpec(Strict):
                 raise Problem(f"checks.{i}.kind", choice_message(f"{self.mechanism} check kind", c.kind,
                                                                  entry.checks.names()))
         check_ids(self.checks, self.expect, self.expect_quick)
+        if self.quick is not None and self.quick.trials > self.trials:
+            raise Problem("quick.trials", f"{self.quick.trials}: at most the spec's trials ({self.trials})")
         if self.neighbouring is not None and self.neighbouring.relation not in entry.relations:
             rel = self.neighbouring.relation
             allowed = (", ".join(r.label for r in entry.relations) if entry.relations else

@@ -56,3 +56,24 @@ def test_sparse_pmf_keeps_the_library_loop():
     sparse = pld.from_randomized_response(0.3, 2, value_discretization_interval=1e-3)
     assert isinstance(sparse._pmf_remove, pld_pmf.SparsePLDPmf)
     assert epsilon_for_delta(sparse, 1e-3) == sparse.get_epsilon_for_delta(1e-3)
+
+
+def test_accumulate_one_pass_equals_the_sort():
+    """binomial_privacy.accumulate's one-pass path (monotone keys, either direction) gives the dict np.unique's
+    path gives, bit for bit; non-monotone keys take the sort."""
+    import numpy as np
+
+    from verifiers.accountants.binomial_privacy import accumulate
+
+    def by_sort(keys, mass):
+        uniq, inv = np.unique(keys, return_inverse=True)
+        return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass).tolist()))
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        n = int(rng.integers(1, 400))
+        keys = np.cumsum(rng.integers(0, 3, size=n)) - int(rng.integers(0, 50))
+        mass = rng.random(n) * 10.0 ** rng.integers(-30, 0, size=n)
+        for k in (keys, keys[::-1].copy(), rng.permutation(keys), np.full(n, 7)):
+            got, want = accumulate(k, mass), by_sort(k, mass)
+            assert list(got) == list(want) and all(got[x] == want[x] for x in want)

@@ -26,7 +26,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from verifiers.accountants.binomial_privacy import WINDOW_SD, Pair, composed_epsilon
+from verifiers.accountants.binomial_privacy import WINDOW_SD, Pair, accumulate, composed_epsilon
 
 
 def _h(t: np.ndarray) -> np.ndarray:
@@ -91,17 +91,12 @@ def _pair_pld(m: int, p: float, pair: Pair, interval: float, width: int, center:
     # Q's view: loss log Q/P rises with k, largest at the right edge; P's view: log P/Q, largest at the left edge
     keysQ = np.ceil(-lossPQ[1:] / interval).astype(np.int64)
     keysP = np.ceil(lossPQ[:-1] / interval).astype(np.int64)
-    pmf_remove = _accumulate(keysQ, massQ)
-    pmf_add = _accumulate(keysP, massP)
+    pmf_remove = accumulate(keysQ, massQ)
+    pmf_add = accumulate(keysP, massP)
     dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
         pmf_remove, 0.0, interval, pessimistic_estimate=True, rounded_probability_mass_function_add=pmf_add,
         infinity_mass_add=0.0, symmetric=False)
     return dist, outside
-
-
-def _accumulate(keys: np.ndarray, mass: np.ndarray) -> dict[int, float]:
-    uniq, inv = np.unique(keys, return_inverse=True)
-    return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass).tolist()))
 
 
 def gaussian_guess(m: int, p: float, pairs: dict[Pair, int], delta: float) -> float:

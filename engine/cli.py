@@ -521,12 +521,19 @@ def _child_run(path: str, child_args: dict, log_fd: int, send) -> None:
             print(f"error: {e}", file=sys.stderr)
         except KeyboardInterrupt as e:
             code = getattr(e, "code", 130)
+        except (ArithmeticError, MemoryError) as e:  # as main() says them, in one line
+            print(f"error: {path}: {type(e).__name__} while running ({e}); see `python -m engine run {path}`",
+                  file=sys.stderr)
+        except Exception:                            # a bug: its traceback, not a silent exit code
+            import traceback
+
+            traceback.print_exc()
+            code = 1
         send.send(next(iter(_last_verdicts.values()), {}))
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-
 
 
 def _counts(verdicts: dict[str, str]) -> dict[str, int]:

@@ -139,7 +139,9 @@ def _smooth_shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], re
         T = n_i // b
         pv = pvec_calibration.pvec_for(variant, b, d, eps, delta, L)[0]
         sigma2 = L ** 2 / b + shuffle_sum.pvec_mse_bound(b, d, pv) / b ** 2
-        bs.append(b), Ts.append(T), pvs.append(pv)
+        bs.append(b)
+        Ts.append(T)
+        pvs.append(pv)
         Ks.append(shuffle_agd.lt_numerator(T=T, sigma=math.sqrt(sigma2), D=Di, beta=beta))
         excess = A * Di ** 1.2 / n_i ** 0.8 + L * Di / math.sqrt(n_i)          # eq. (6), L652, C = 1
         Ds.append(min(D, math.sqrt(2 * excess / lam)))

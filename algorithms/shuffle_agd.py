@@ -52,13 +52,24 @@ def lt_numerator(*, T: int, sigma: float, D: float, beta: float) -> float:
 def run(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_clip: float, radius: float,
         pvec: shuffle_sum.PVecParams, claim: tuple[float, float], rng: np.random.Generator, M_range=None,
         grad_F=None, phase_K: tuple[float, ...] | None = None,
-        phase_beta_s: tuple[float, ...] | None = None) -> RunOutput:
+        phase_beta_s: tuple[float, ...] | None = None, phase_b: tuple[int, ...] | None = None,
+        phase_T: tuple[int, ...] | None = None,
+        phase_pvec: tuple[shuffle_sum.PVecParams, ...] | None = None) -> RunOutput:
     """P_AGD (``phases`` = 1) or Thm 4.8's restarts of it, every round's clipped gradients summed by P_VEC.
     ``claim``: the (eps, delta) P_VEC's parameters were calibrated for (each call's = the run's: a user joins one call),
     which the event declares so that the privacy check also tests the parameters as run against Thm 3.2's; a P_VEC
     calibrated by an accountant instead (``pvec.calibrated_by``) declares that accountant and no per-call target.
     ``phase_K`` / ``phase_beta_s``: Thm 4.8's phases with their own L_t numerator and (Moreau envelope) smoothing,
-    one per phase (the proof's shrinking D_i); None: every phase uses ``K`` and ``loss`` as given."""
+    one per phase (the proof's shrinking D_i); None: every phase uses ``K`` and ``loss`` as given.
+    ``phase_b`` / ``phase_T`` / ``phase_pvec``: Thm 4.8's smooth phases, whose batch b_i (Thm 4.3's b at D_i) and
+    hence rounds T_i and P_VEC (calibrated for b_i users) change from phase to phase (``_agd_phases``); None: every
+    phase runs ``T`` rounds of ``b`` users through ``pvec``."""
+    if phase_b is not None:
+        if phase_T is None or phase_pvec is None or phase_K is None:
+            raise ValueError("per-phase batches need their rounds, P_VEC parameters and L_t numerators")
+        return _agd_phases(records, loss, b=phase_b, T=phase_T, K=phase_K, pvec=phase_pvec, L_clip=L_clip,
+                           radius=radius, rng=rng, grad_F=grad_F, claim=claim,
+                           release=lambda g, pv: shuffle_sum.pvec(g, pv, rng))
     return _agd(records, loss, T=T, b=b, K=K, phases=phases, L_clip=L_clip, radius=radius, rng=rng, grad_F=grad_F,
                 release=lambda g: shuffle_sum.pvec(g, pvec, rng), pvec=pvec, claim=claim, phase_K=phase_K,
                 phase_beta_s=phase_beta_s)
@@ -109,6 +120,70 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
                               call_epsilon=None if pvec.calibrated_by else claim[0],
                               call_delta=None if pvec.calibrated_by else claim[1], calibrated_by=pvec.calibrated_by)
     return RunOutput(w=ag, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
+                     grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
+                     silo_rounds=np.full(trials, rounds), record_uses=uses,
+                     extra={"sum_error_sq": err_sq / max(rounds, 1)})
+
+
+def user_order(rng: np.random.Generator, trials: int, n: int) -> np.ndarray:
+    """A uniformly random order of the n users per trial: (trials, 1, n)."""
+    return np.argsort(rng.random((trials, 1, n)), axis=-1)
+
+
+def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...], K: tuple[float, ...],
+                pvec: tuple[shuffle_sum.PVecParams, ...], L_clip: float, radius: float, rng: np.random.Generator,
+                grad_F, claim: tuple[float, float],
+                release: Callable[[np.ndarray, shuffle_sum.PVecParams], np.ndarray]) -> RunOutput:
+    """Thm 4.8's phases with a batch of their own: phase j runs T[j] rounds of b[j] users, each round's gradients
+    summed by P_VEC at pvec[j] (calibrated for b[j] users), L_t = K[j]/(t+1). The users: one random order of the n
+    per trial, cut into len(b) disjoint groups of floor(n/k); phase j's batches are the first T[j] b[j] users of
+    group j (so every user joins at most one call of one phase). One event per phase: each its own P_VEC
+    parameters, all with the run's max_record_uses (the most calls one user joined over the whole run), so that
+    the accountant can compose them in parallel only when no user is shared (verifiers/accountants/pvec.py)."""
+    if records.N != 1:
+        raise ValueError(f"P_AGD runs on one pool of n users (N = 1), not N = {records.N} silos")
+    phases = len(b)
+    if not (len(T) == len(K) == len(pvec) == phases):
+        raise ValueError(f"per-phase values of unequal lengths: b {len(b)}, T {len(T)}, K {len(K)}, "
+                         f"pvec {len(pvec)}")
+    trials, d, n = records.trials, records.d, records.n
+    group = n // phases
+    for bj, Tj in zip(b, T):
+        if bj < 1 or Tj < 1 or bj * Tj > group:
+            raise ValueError(f"T_j b_j = {Tj}*{bj} users exceed a phase's group of {group}: batches cannot be disjoint")
+    order = user_order(rng, trials, n)
+    batches = [np.moveaxis(order[..., j * group: j * group + T[j] * b[j]].reshape(trials, 1, T[j], b[j]), -2, 0)
+               for j in range(phases)]                             # phase j: (T_j, trials, 1, b_j)
+    uses = multiplicity_per_trial(np.concatenate([np.moveaxis(x, 0, -2).reshape(trials, 1, -1) for x in batches],
+                                                 axis=-1))
+    rounds = sum(T)
+    err_sq = np.zeros(trials)
+    grad_err = np.zeros(trials) if grad_F is not None else None
+    ag = np.zeros((trials, d))                                  # w0 = 0, the centre of Theta
+    for j in range(phases):
+        Lt, alpha = schedule(T[j], K[j])
+        theta = ag.copy()                                       # theta_1 = theta_1^ag = the previous output
+        for t in range(T[j]):
+            a = alpha[t]
+            md = a * theta + (1 - a) * ag
+            X, y = records.take(batches[j][t])
+            g = clip_l2(loss.record_grads(md, X[:, 0], y[:, 0]), L_clip)
+            total = release(g, pvec[j])                         # the analyzer's estimate of the batch's sum
+            err = total - g.sum(axis=1)
+            err_sq += np.einsum("td,td->t", err, err)
+            gbar = total / b[j]
+            if grad_err is not None:
+                diff = gbar - grad_F(md)
+                grad_err += np.einsum("td,td->t", diff, diff)
+            theta = mechanisms.project_ball(theta - gbar / Lt[t], radius)
+            ag = a * theta + (1 - a) * ag
+    most = int(uses.max())
+    events = tuple(ShuffleSumRelease(users_per_call=bj, dimension=d, grid=pv.one_d.g, trials_per_user=pv.one_d.b,
+                                     p=pv.one_d.p, Delta2=pv.Delta2, rounds=Tj, max_record_uses=most,
+                                     call_epsilon=None if pv.calibrated_by else claim[0],
+                                     call_delta=None if pv.calibrated_by else claim[1], calibrated_by=pv.calibrated_by)
+                   for bj, Tj, pv in zip(b, T, pvec))
+    return RunOutput(w=ag, events=events, noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
                      grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
                      silo_rounds=np.full(trials, rounds), record_uses=uses,
                      extra={"sum_error_sq": err_sq / max(rounds, 1)})

@@ -45,6 +45,7 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
     prov: dict[str, str] = {}
     if "k" in ov:
         k, prov["phases"] = int(ov["k"]), "override"
+        prov["k"] = "override: the number of phases (Thm 4.8 sets only k = O(log log n), L244)"
     else:
         k = max(1, math.ceil(math.log2(max(math.log2(max(n, 4)), 2))))
         prov["phases"] = ("OUR CHOICE: k = ceil(log2(log2 n)) phases (Thm 4.8 says k = O(log log n), L244, and gives no "
@@ -54,6 +55,9 @@ def resolve_shuffle_agd_sc(c: Mapping[str, float], variant: str, ov: Mapping[str
                                                                          else "Thm 4.7's") + " rule at n_j = floor(n/k)",
                        variant=variant.removesuffix("_shrinking").removesuffix("shrinking") or "standard")
     res.provenance.update(prov)
+    if shrinking and math.isfinite(c["beta"]):
+        return _smooth_shrinking_phases(c, ov, res, k, variant.removesuffix("_shrinking").removesuffix("shrinking")
+                                        or "standard")
     if shrinking:
         return _shrinking_phases(c, ov, res, k)
     res.provenance["phase_rule"] = (
@@ -75,9 +79,8 @@ def _shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
     constant C set to 1: D_1 = D, Delta_{i+1} = D_i (L/sqrt(n_i) + d^(1/3) L log^(2/3)(d/delta)/(eps n_i)^(2/3)),
     D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)). Thm 4.7's b does not depend on D, so b, T and P_VEC stay those of
     every phase. Projections stay on Theta (our reading: the proof uses D_i only as the distance bound in Thm 4.7's
-    guarantee, and a ball of radius D_i around the previous output could cut theta* off when C > 1). Smooth case
-    (eq. (6), L652): D_i from A D_i^(6/5)/n_i^(4/5) + L D_i/sqrt(n_i) in L_t only; its b would also change with D_i,
-    which our phases do not do, so it leaves shrinking_domain = 0 (Thm 4.8's smooth rate stays inapplicable)."""
+    guarantee, and a ball of radius D_i around the previous output could cut theta* off when C > 1). The smooth case
+    (whose b changes with D_i) is ``_smooth_shrinking_phases``."""
     if "beta_s" in ov or "Lt_numerator" in ov:
         raise ResolutionError("algorithm.overrides", "the shrinking phases set beta and L_t from D_i: no override")
     p, prov = res.params, res.provenance
@@ -85,29 +88,16 @@ def _shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
     eps, delta = c["eps0"], c["delta0"]
     lg = math.log(d / delta)
     n_i, T = int(p["n_phase"]), int(p["T_phase"])
-    smooth = math.isfinite(c["beta"])
     Ds = [D]
     for _ in range(k - 1):
         Di = Ds[-1]
-        if smooth:              # eq. (6), L652: A D_i^(6/5)/n_i^(4/5) + L D_i/sqrt(n_i), A = d^(2/5) beta^(1/5) ...
-            A = d ** 0.4 * c["beta"] ** 0.2 * L ** 0.8 * lg ** 0.8 / eps ** 0.8
-            excess = A * Di ** 1.2 / n_i ** 0.8 + L * Di / math.sqrt(n_i)
-        else:
-            excess = Di * (L / math.sqrt(n_i) + d ** (1 / 3) * L * lg ** (2 / 3) / (eps * n_i) ** (2 / 3))
+        excess = Di * (L / math.sqrt(n_i) + d ** (1 / 3) * L * lg ** (2 / 3) / (eps * n_i) ** (2 / 3))
         Ds.append(min(D, math.sqrt(2 * excess / lam)))
-    betas = None if smooth else tuple(eps ** (2 / 3) * n_i ** (2 / 3) * L / (d ** (1 / 3) * Di * lg ** (2 / 3))
-                                      for Di in Ds)
-    Ks = tuple(shuffle_agd.lt_numerator(T=T, sigma=p["sigma"], D=Di, beta=(c["beta"] if betas is None else
-                                                                         betas[i] + lam))
-               for i, Di in enumerate(Ds))
-    p.update(shrinking_domain=0.0 if smooth else 1.0, D_last_phase=Ds[-1], Lt_numerator_last_phase=Ks[-1])
-    if betas is not None:
-        p["beta_s_last_phase"] = betas[-1]
-        prov["beta_s_last_phase"] = "the last phase's (phase_rule)"
-    prov["shrinking_domain"] = (
-        "0: smooth case, only L_t uses the proof's D_i; Thm 4.3's b = n^(3/5) .../D_i^(2/5) would change the batch "
-        "from phase to phase, which our phases (one b, one T) do not do, so Thm 4.8's smooth case is not run as the "
-        "proof sets it" if smooth else "1: the phases' parameters use the proof's D_i (see phase_rule)")
+    betas = tuple(eps ** (2 / 3) * n_i ** (2 / 3) * L / (d ** (1 / 3) * Di * lg ** (2 / 3)) for Di in Ds)
+    Ks = tuple(shuffle_agd.lt_numerator(T=T, sigma=p["sigma"], D=Di, beta=betas[i] + lam) for i, Di in enumerate(Ds))
+    p.update(shrinking_domain=1.0, D_last_phase=Ds[-1], Lt_numerator_last_phase=Ks[-1], beta_s_last_phase=betas[-1])
+    prov["beta_s_last_phase"] = "the last phase's (phase_rule)"
+    prov["shrinking_domain"] = "1: the phases' parameters use the proof's D_i (see phase_rule)"
     prov["D_last_phase"] = prov["Lt_numerator_last_phase"] = "the last phase's (phase_rule)"
     prov["phase_rule"] = (
         "OUR CHOICE of the phase parameters the paper leaves unspecified, from the proof of Thm 4.8 (L639-646): phase "
@@ -117,6 +107,78 @@ def _shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
         "previous output could cut theta* off when C > 1)")
     p["phase_rule"] = 2.0
     run_kwargs = dict(res.run_kwargs, phase_K=Ks, phase_beta_s=betas)
+    return Resolved(p, prov, res.overridden, run_kwargs)
+
+
+def _smooth_shrinking_phases(c: Mapping[str, float], ov: Mapping[str, float], res: Resolved, k: int,
+                             variant: str) -> Resolved:
+    """The proof of Thm 4.8, smooth case (L650-699): phase i's guarantee is Thm 4.3's with D replaced by D_i, the
+    distance from its starting point to theta* (eq. (6), L652: Delta_{i+1} <= C (A D_i^(6/5)/n_i^(4/5) + L D_i/
+    sqrt(n_i)), A = d^(2/5) beta^(1/5) L^(4/5) log^(4/5)(d/delta)/eps^(4/5)), D_i^2 <= 2 Delta_i/lambda (L639). Each
+    phase's parameters that Thm 4.3 sets from D use D_i: its batch b_i = n_i^(3/5) d^(1/5) L^(2/5) log^(2/5)(d/delta)
+    / (eps^(2/5) beta^(2/5) D_i^(2/5)) (L199), T_i = floor(n_i/b_i), P_VEC for b_i users, sigma_i^2 = L^2/b_i +
+    pvec_mse_i/b_i^2 and L_t's numerator (T_i+2)^(3/2) sigma_i/D_i + beta. D_i from the proof's recursion (6) with
+    its constant C set to 1: D_1 = D, D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)). The users: k disjoint groups of
+    n_i = floor(n/k), phase i's T_i b_i users from group i, each in one P_VEC call (algorithms/shuffle_agd.py
+    ``_agd_phases``). Projections stay on Theta (as in the non-smooth phases)."""
+    if "b" in ov or "Lt_numerator" in ov:
+        raise ResolutionError("algorithm.overrides", "the smooth shrinking phases set b and L_t from D_i: no override")
+    p, prov = res.params, res.provenance
+    L, D, d, lam, beta = c["L"], c["D"], int(c["d"]), c["mu"], c["beta"]
+    eps, delta = c["eps0"], c["delta0"]
+    lg = math.log(d / delta)
+    n_i = int(p["n_phase"])
+    A = d ** 0.4 * beta ** 0.2 * L ** 0.8 * lg ** 0.8 / eps ** 0.8
+    Ds, bs, Ts, Ks, pvs, clamped = [D], [], [], [], [], []
+    for i in range(k):
+        Di = Ds[-1]
+        raw = n_i ** 0.6 * d ** 0.2 * L ** 0.4 * lg ** 0.4 / (eps ** 0.4 * beta ** 0.4 * Di ** 0.4)
+        b = min(max(math.ceil(raw), 1), n_i)
+        if b != math.ceil(raw):
+            clamped.append(i + 1)
+        T = n_i // b
+        pv = pvec_calibration.pvec_for(variant, b, d, eps, delta, L)[0]
+        sigma2 = L ** 2 / b + shuffle_sum.pvec_mse_bound(b, d, pv) / b ** 2
+        bs.append(b)
+        Ts.append(T)
+        pvs.append(pv)
+        Ks.append(shuffle_agd.lt_numerator(T=T, sigma=math.sqrt(sigma2), D=Di, beta=beta))
+        excess = A * Di ** 1.2 / n_i ** 0.8 + L * Di / math.sqrt(n_i)          # eq. (6), L652, C = 1
+        Ds.append(min(D, math.sqrt(2 * excess / lam)))
+    Ds.pop()
+    R = sum(Ts)
+    if R > MAX_ROUNDS:
+        raise ResolutionError("algorithm.overrides.k", f"{R} rounds (> {MAX_ROUNDS})")
+    paper = float(p["paper_parameters"] == 1 and not clamped)
+    p.update(shrinking_domain=1.0, phase_batches=1.0, D_last_phase=Ds[-1], b_last_phase=bs[-1], T_last_phase=Ts[-1],
+             Lt_numerator_last_phase=Ks[-1], b=bs[0], K=bs[0], T_phase=Ts[0], R=R, Lt_numerator=Ks[0],
+             paper_parameters=paper, phase_users_used=max(b * T for b, T in zip(bs, Ts)),
+             g=pvs[0].one_d.g, b_binom=pvs[0].one_d.b, p=pvs[0].one_d.p, eps_hat=pvs[0].eps_hat,
+             pvec_mse=shuffle_sum.pvec_mse_bound(bs[0], d, pvs[0]))
+    p["sigma2"] = L ** 2 / bs[0] + p["pvec_mse"] / bs[0] ** 2
+    p["sigma"] = math.sqrt(p["sigma2"])
+    for key in ("b", "K", "T_phase", "Lt_numerator", "g", "b_binom", "p", "eps_hat", "pvec_mse", "sigma", "sigma2"):
+        prov[key] = f"phase 1's (D_1 = D; phase_rule): {prov.get(key, '')}"
+    prov["b"] += f"; clamped to [1, n_i] in phases {clamped}" if clamped else ""
+    prov["R"] = "total rounds: the sum of the phases' T_i"
+    prov["phase_users_used"] = "the most users one phase reads, max_i T_i b_i (<= n_i: each phase's group)"
+    for key in ("D_last_phase", "b_last_phase", "T_last_phase", "Lt_numerator_last_phase"):
+        prov[key] = "the last phase's (phase_rule)"
+    prov["phase_batches"] = "1: the batch b_i, rounds T_i and P_VEC change from phase to phase (phase_rule)"
+    prov["shrinking_domain"] = "1: the phases' parameters (b, T, P_VEC, L_t) use the proof's D_i (see phase_rule)"
+    prov["paper_parameters"] = "1 when every phase's b_i and L_t are Thm 4.3's at D_i (not overridden, not clamped)"
+    prov["phase_rule"] = (
+        "OUR CHOICE of the phase parameters the paper leaves unspecified (L244: only k = O(log log n) phases of n/k "
+        "users; L650-699 proves the smooth case from Thm 4.3's guarantee with D replaced by D_i): phase i runs Thm "
+        "4.3's P_AGD with D_i for D in every parameter Thm 4.3 sets from D (b_i, hence T_i = floor(n_i/b_i) and P_VEC "
+        "for b_i users, and L_t); D_1 = D, Delta_{i+1} = A D_i^(6/5)/n_i^(4/5) + L D_i/sqrt(n_i) (eq. (6), L652, the "
+        "proof's C set to 1, as in the non-smooth phases), D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)) (L639); "
+        "phase i reads T_i b_i users of its own group of n_i = floor(n/k) (the proof's disjoint subsets, L633), each "
+        "in one P_VEC call; projections stay on Theta (a ball of radius D_i around the previous output could cut "
+        "theta* off when C > 1)")
+    p["phase_rule"] = 3.0
+    run_kwargs = dict(res.run_kwargs, T=Ts[0], b=bs[0], K=Ks[0], pvec=pvs[0], phase_K=tuple(Ks), phase_b=tuple(bs),
+                      phase_T=tuple(Ts), phase_pvec=tuple(pvs))
     return Resolved(p, prov, res.overridden, run_kwargs)
 
 

@@ -114,8 +114,10 @@ def test_shrinking_phases_set_beta_and_lt_from_the_proofs_d_i():
     from verifiers.theorems.shuffle_000_agd import SHRINKING
     assert SHRINKING.holds(shrink.params) and not SHRINKING.holds(keep.params)
     assert shrink.run_kwargs["pvec"] == keep.run_kwargs["pvec"]        # the same b, T and P_VEC in every phase
-    smooth = entry.resolve(dict(c, beta=1.0), "shrinking", {})      # only L_t shrinks: the condition stays unmet
-    assert smooth.run_kwargs["phase_beta_s"] is None and not SHRINKING.holds(smooth.params)
+    # a smooth loss: no smoothing, the batch b_i changes with D_i instead (tests/test_shuffle_agd_smooth_phases.py)
+    smooth = entry.resolve(dict(c, beta=1.0), "shrinking", {})
+    assert "phase_beta_s" not in smooth.run_kwargs and len(smooth.run_kwargs["phase_b"]) == k
+    assert SHRINKING.holds(smooth.params)
 
 
 def test_each_phase_runs_on_its_own_envelope_and_steps(monkeypatch):

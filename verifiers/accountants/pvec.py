@@ -119,4 +119,27 @@ def per_call_table(e: ShuffleSumRelease, delta: float) -> dict[str, Any]:
     return row | {"calls_per_user": k}
 
 
-ACCOUNTANT = Accountant(ShuffleSumRelease, epsilon, describe, view, covers=calibration_failures)
+def compose(leaves: tuple[tuple[ShuffleSumRelease, int], ...], L: float, delta: float) -> tuple[float, str]:
+    """Several P_VEC releases of one run, each once: Thm 4.8's smooth phases, whose batch and hence P_VEC
+    parameters change from phase to phase (algorithms/shuffle_agd.py ``_agd_phases``), the phases on disjoint groups
+    of users (proof of Thm 4.8, L633: "we split the users into disjoint subsets"). Every leaf carries the run's
+    max_record_uses (over all its calls): when it is 1 each user's data entered one call of one phase, so for
+    neighbours differing in one user only that phase's view changes, and the epsilon of the phases released together
+    is the largest of the phases' (parallel composition). When a user joined several calls the run is
+    outside the calibration (``calibration_failures`` fails it); the epsilon then shown is the largest phase's with
+    its call composed max_record_uses times, which is that phase's epsilon for a user in that many of its calls and
+    not a bound for a user whose calls span phases."""
+    if any(count != 1 for _, count in leaves):
+        raise ValueError("P_VEC releases run several times each: no composition of shuffle sums over repeated runs")
+    uses = {e.max_record_uses for e, _ in leaves}
+    if len(uses) != 1:
+        raise ValueError(f"the releases of one run declare different max_record_uses {sorted(uses)}: each must carry "
+                         f"the run's count over all its calls")
+    eps = [epsilon((e,), L, delta) for e, _ in leaves]
+    worst = max(eps, key=lambda x: x[0])
+    return worst[0], (f"{worst[1]}; the largest over {len(leaves)} phases on disjoint users (parallel composition, "
+                      f"proof of Thm 4.8 L633)" + ("" if uses == {1} else
+                                                     "; users joined several calls: not covered, see the conditions"))
+
+
+ACCOUNTANT = Accountant(ShuffleSumRelease, epsilon, describe, view, covers=calibration_failures, compose=compose)

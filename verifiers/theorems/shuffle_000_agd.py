@@ -23,6 +23,8 @@ SHRINKING = Condition("the phases' parameters use the proof's shrinking D_i (var
                       "phase parameters unspecified, and with D in every phase the restarts cannot reach the strongly "
                       "convex rate by construction, so a verdict would judge our choice, not the theorem)",
                       lambda p: p.get("shrinking_domain", 0) == 1)
+ONE_BATCH = Condition("one batch size b in every round (eq. (5)'s bound is per round at one b; Thm 4.8's smooth "
+                      "shrinking phases change b from phase to phase)", lambda p: p.get("phase_batches", 0) == 0)
 NONSMOOTH = Condition("a non-smooth loss, run on its Moreau envelope (Lemma 4.6)", lambda p: "beta_s" in p)
 
 PRIVACY = Theorem(
@@ -43,7 +45,7 @@ EQ5 = Theorem(
     citation=f"{SEED}, proof of Thm 4.3, eq. (5) (L594-611) with P_VEC's explicit MSE (Lemma A.2's proof, L404-412)",
     inventory=("000 Eq. (5)", "000 Lemma 3.1/A.2 (2)"), kind="explicit", measures="grad_variance",
     terms={"sampling": L_clip**2 / K, "pvec": pvec_mse / K**2}, algorithms=AGD, loss_class="convex",
-    threat_model="shuffle", needs_smooth=False, conditions=(ONCE,),
+    threat_model="shuffle", needs_smooth=False, conditions=(ONCE, ONE_BATCH),
     note="mean over rounds of ||gbar_t - grad F(theta_t^md)||^2 <= L_clip^2/b + pvec_mse/b^2 (sigma^2 of L_t).")
 
 THM43 = Theorem(

@@ -71,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default), this process, or Dask (a mechanism spec: this process)")
     r.add_argument("--jobs", type=_whole(1, "at least 1 job"), default=1,
                    help="several specs: run this many at once, each in its own process with --workers divided among "
-                        "them (and --memory-limit too), the longest first by the seconds of the results already in "
-                        "--out (default 1: one after another, each on every worker). Results do not depend on it")
+                        "them, the longest first by the seconds of the results already in --out (default 1: one "
+                        "after another, each on every worker); a spec estimated above 1/N of --memory-limit runs "
+                        "alone. Results do not depend on it")
     r.add_argument("--workers", type=_whole(1, "at least 1 worker"),
                    help="worker processes (default: one per core); with --executor dask and no --scheduler, "
                         "the LocalCluster's workers")
@@ -400,78 +401,111 @@ def _previous_seconds(spec, out: Path) -> float:
 
 def _run_at_once(paths: list[Path], specs: list, args) -> int:
     """``--jobs N``: the specs N at a time, each in a child process forked from this one (so the modules this
-    process has imported are not imported again) with 1/N of the workers and of the memory limit, the longest first
-    (by the results already in --out), so that a spec whose points cannot fill both cores (one point, a serial
-    accounting or report phase) leaves the other core to the next spec. A child with one worker runs its trials in
-    its own process (the sequential executor: the same results). Each child's output is printed when it ends. A stop
-    signal is passed on to the children, which keep what they finished in the store, as a single run does. The
-    table at the end is the sequential run's, plus the wall time."""
+    process has imported are not imported again) with 1/N of the workers, the longest first (by the results already
+    in --out), so that a spec whose points cannot fill both cores (one point, a serial accounting or report phase)
+    leaves the other core to the next spec. A child with one worker runs its trials in its own process (the
+    sequential executor: the same results). Each child has the whole memory limit, as a sequential run has; a
+    learning spec whose estimate exceeds 1/N of it runs alone, so the specs running at once stay within the limit.
+    Each child's output is printed when it ends, in its stream. A stop signal is passed on to the children, which
+    keep what they finished in the store as a single run does; the children die with this process. A spec error in
+    a child (exit 2) starts no further spec and ends the run with 2, as in a sequential run. The table at the end is
+    the sequential run's, plus the wall time."""
+    import functools
     import multiprocessing
-    import tempfile
+    import signal
     import time
 
     from engine import executors, render  # noqa: F401  (imported here, once, for every child)
     from engine.kinds.learning import runner
+    from engine.kinds.learning.spec import Spec as LearningSpec
 
     if args.executor == "dask" or args.scheduler:
         raise spec_mod.SpecError("command line", "--jobs", "runs specs in local processes: not with --executor dask")
+    names = [s.name for s in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise spec_mod.SpecError("command line", "--jobs", f"specs named {', '.join(twice)} more than once would write "
+                                                          f"the same results at once; give each once")
+    if not args.no_cache:                              # a bad or locked store: one line now, not once per child
+        from engine.store import Store, StoreError
+
+        try:
+            Store(args.store).close()
+        except StoreError as e:
+            raise spec_mod.SpecError("command line", "--store", str(e)) from None
+        except OSError as e:
+            raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
     jobs = min(args.jobs, len(paths))
     workers = max(1, (args.workers or os.cpu_count() or 1) // jobs)
     child_args = {**vars(args), "workers": workers, "quiet": True,
-                  "executor": "sequential" if workers == 1 and args.executor == "processes" else args.executor,
-                  "memory_limit": runner.memory_limit() / 2**30 / jobs}
+                  "executor": "sequential" if workers == 1 and args.executor == "processes" else args.executor}
+    share = runner.memory_limit() / jobs
+
+    @functools.lru_cache(maxsize=None)
+    def alone(i: int) -> bool:
+        """Whether spec i must run alone: its estimated peak is above its share of the memory limit."""
+        spec = specs[i]
+        if not isinstance(spec, LearningSpec):
+            return False
+        trials = runner.effective_trials(spec, args.trials, args.quick)
+        return runner.memory_estimate(spec, trials, workers)[0] > share
+
     context = multiprocessing.get_context("fork")
     order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
     waiting = list(order)
-    running: dict[int, tuple] = {}                 # spec index -> (process, start, its output file, its pipe)
+    running: dict[int, _Child] = {}
     done: dict[int, tuple[int | None, float, dict]] = {}
+    stopped: int | None = None                     # the exit code that ends the run early (2, or a child's >= 128)
     t_all = time.perf_counter()
-    with executors.stoppable() as stop:
-        try:
-            while waiting or running:
-                while waiting and len(running) < jobs:
-                    i = waiting.pop(0)
-                    log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
-                    receive, send = context.Pipe(duplex=False)
-                    with executors.held_back():
-                        proc = context.Process(target=_child_run, args=(str(paths[i]), child_args, log.fileno(),
-                                                                        send))
-                        proc.start()
-                    send.close()
-                    running[i] = (proc, time.perf_counter(), log, receive)
-                for i, (proc, t0, log, receive) in list(running.items()):
-                    if receive.poll():
-                        got = receive.recv()
-                    elif proc.is_alive():
-                        continue
-                    else:
-                        got = {}
-                    proc.join()
-                    receive.close()
-                    log.seek(0)
-                    output = log.read()
-                    log.close()
+    try:
+        with executors.stoppable() as stop:
+            try:
+                while (waiting and stopped is None) or running:
+                    while waiting and stopped is None and len(running) < jobs:
+                        if running and (alone(waiting[0]) or any(c.alone for c in running.values())):
+                            break
+                        i = waiting.pop(0)
+                        # no stop signal between the fork and the child's registration: blocked here, delivered
+                        # (and handled below, the child among those to stop) when unblocked
+                        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+                        try:
+                            running[i] = _Child.start(context, paths[i], child_args, alone(i))
+                        finally:
+                            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                    for i, child in list(running.items()):
+                        if child.process.is_alive():
+                            continue
+                        del running[i]
+                        got, out, err = child.collect()
+                        code = child.process.exitcode
+                        done[i] = (code, child.seconds(), got)
+                        _echo(out, sys.stdout)
+                        _echo(err, sys.stderr)
+                        if code == 2 or (code is not None and code >= 128):
+                            stopped = code if stopped is None else stopped
+                    time.sleep(0.1)
+            except KeyboardInterrupt as e:
+                stop.handled()
+                code = getattr(e, "code", 130)
+                for child in running.values():      # each child keeps its finished units, as one run would
+                    child.signal(signal.SIGTERM if code == 128 + signal.SIGTERM else signal.SIGINT)
+                for i, child in list(running.items()):
                     del running[i]
-                    done[i] = (proc.exitcode, time.perf_counter() - t0, got)
-                    print(output, end="" if output.endswith("\n") or not output else "\n", flush=True)
-                    if proc.exitcode not in (0, 1, 3):
-                        print(f"{paths[i]}: exit code {proc.exitcode}", file=sys.stderr, flush=True)
-                time.sleep(0.1)
-        except KeyboardInterrupt as e:
-            stop.handled()
-            for proc, *_ in running.values():        # each child keeps its finished units, as one run would
-                if proc.pid is not None and proc.is_alive():
-                    os.kill(proc.pid, stop.signum or signal_number(e))
-            for i, (proc, _, log, _) in running.items():
-                proc.join()
-                log.seek(0)
-                output = log.read().strip()
-                log.close()
-                if output:
-                    print(f"{paths[i]}: {output}", file=sys.stderr, flush=True)
-            print(f"interrupted: {len(done)} of {len(paths)} specs finished; the others' finished units are in "
-                  f"{args.store}; run the same command again to resume", file=sys.stderr)
-            return getattr(e, "code", 130)
+                    _, out, err = child.collect()
+                    _echo(out, sys.stdout)
+                    _echo(err, sys.stderr)
+                kept = ("nothing was kept (--no-cache)" if args.no_cache else
+                        f"the others' finished units are in {args.store}; run the same command again to resume")
+                print(f"interrupted: {len(done)} of {len(paths)} specs finished; {kept}", file=sys.stderr)
+                return code
+    finally:                                       # any other way out (a closed stdout, a bug): no child left behind
+        for child in running.values():
+            child.signal(signal.SIGTERM)
+        for child in running.values():
+            child.collect()
+    if stopped is not None:
+        print(f"stopped: {len(done)} of {len(paths)} specs ran", file=sys.stderr)
+        return stopped
     rows, worst = [], 0
     for i, spec in enumerate(specs):
         code, secs, got = done[i]
@@ -491,27 +525,80 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
     return worst
 
 
-def signal_number(e: BaseException) -> int:
-    """The signal a KeyboardInterrupt stands for (SIGTERM when its exit code is 143, else SIGINT)."""
-    import signal
-
-    return signal.SIGTERM if getattr(e, "code", 130) == 128 + signal.SIGTERM else signal.SIGINT
+def _echo(text: str, stream) -> None:
+    if text:
+        print(text, end="" if text.endswith("\n") else "\n", file=stream, flush=True)
 
 
-def _child_run(path: str, child_args: dict, log_fd: int, send) -> None:
-    """One spec of ``--jobs``, in a forked child: its output to ``log_fd`` (the parent prints it when the child
-    ends), its own session (a terminal's Ctrl-C reaches the parent, which passes it on), its verdicts to ``send``,
-    its exit code run_one's."""
+class _Child:
+    """One spec of ``--jobs`` in a forked process: its stdout and stderr in files of their own (never a pipe that
+    could fill), its verdicts through a pipe."""
+
+    def __init__(self, process, outputs, receive, alone: bool, started: float):
+        self.process, self.outputs, self.receive, self.alone, self.started = process, outputs, receive, alone, started
+
+    @classmethod
+    def start(cls, context, path: Path, child_args: dict, alone: bool) -> _Child:
+        import tempfile
+        import time
+
+        outputs = tuple(tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") for _ in range(2))
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_child_run, args=(str(path), child_args, outputs[0].fileno(),
+                                                           outputs[1].fileno(), send, os.getpid()))
+        process.start()
+        send.close()
+        return cls(process, outputs, receive, alone, time.perf_counter())
+
+    def seconds(self) -> float:
+        import time
+
+        return time.perf_counter() - self.started
+
+    def signal(self, signum: int) -> None:
+        if self.process.is_alive() and self.process.pid is not None:
+            try:
+                os.kill(self.process.pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def collect(self) -> tuple[dict, str, str]:
+        """Wait for the process; (its verdicts, or {} when it sent none; its stdout; its stderr). Once."""
+        self.process.join()
+        got = self.receive.recv() if self.receive.poll() else {}    # sent before it exited: still in the pipe
+        self.receive.close()
+        texts = []
+        for f in self.outputs:
+            f.seek(0)
+            texts.append(f.read())
+            f.close()
+        return got, texts[0], texts[1]
+
+
+def _child_run(path: str, child_args: dict, out_fd: int, err_fd: int, send, parent: int) -> None:
+    """One spec of ``--jobs``, in a forked child: its output to ``out_fd`` / ``err_fd`` (the parent prints them when
+    the child ends), its own session (a terminal's Ctrl-C reaches the parent, which passes it on), dead with the
+    parent (SIGTERM: the stop path that keeps finished units), its verdicts to ``send``, its exit code run_one's."""
     import signal
 
     os.setsid()
     for s in (signal.SIGINT, signal.SIGTERM):       # the parent's handlers, inherited by fork; run_one sets its own
         signal.signal(s, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, ctypes.c_ulong(signal.SIGTERM), ctypes.c_ulong(0),
+                                                    ctypes.c_ulong(0), ctypes.c_ulong(0))   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:                      # the parent died before the death signal was armed
+        os._exit(143)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})   # blocked by the parent's fork
     sys.stdout.flush()
     sys.stderr.flush()
-    os.dup2(log_fd, 1)
-    os.dup2(log_fd, 2)
-    os.environ["PRIVBENCH_MEMORY_LIMIT"] = str(child_args["memory_limit"])
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
     code = 2
     _last_verdicts.clear()
     try:

@@ -36,6 +36,6 @@ def pytest_collection_modifyitems(session, config, items):
     work stealing the long runs start at once instead of ending the session on one worker."""
     costs = {}
     for item in items:
-        if item.originalname == "test_spec_quick_verdicts_match_expect" and hasattr(item, "callspec"):
+        if getattr(item, "originalname", None) == "test_spec_quick_verdicts_match_expect" and hasattr(item, "callspec"):
             costs[item.nodeid] = _quick_cost(item.callspec.id)
     items.sort(key=lambda item: (item.nodeid not in costs, -costs.get(item.nodeid, 0.0)))

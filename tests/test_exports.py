@@ -116,8 +116,9 @@ def test_run_of_several_specs_compares_each_with_its_expect(tmp_path, capsys):
 
 def test_jobs_run_specs_at_once_with_the_same_results(tmp_path, capsys):
     """`run A B --jobs 2` runs the specs in two forked children (one worker each, the sequential executor) and gives
-    the same numbers and verdicts as one after another; a spec whose verdicts differ from its expect makes the
-    table say so and the exit code 1; --jobs with Dask is refused (exit 2, one line)."""
+    the same numbers and verdicts as one after another, through the same kind of store (the second run of each
+    reuses every trial); a spec whose verdicts differ from its expect makes the table say so and the exit code 1;
+    --jobs with Dask, a bad store and a spec name given twice are refused (exit 2, one line)."""
     import json
 
     import yaml
@@ -130,19 +131,27 @@ def test_jobs_run_specs_at_once_with_the_same_results(tmp_path, capsys):
     raw["expect_quick"] = {**raw.get("expect_quick", {}), "privacy": "fail"}
     (folder / "changed.yaml").write_text(yaml.safe_dump(raw))
     runs = {}
-    for jobs in ("1", "2"):
+    for jobs in ("1", "2", "2"):
         out = tmp_path / f"out{jobs}"
-        code = main(["run", str(folder), "--quick", "--quiet", "--no-cache", "--jobs", jobs, "--out", str(out)])
+        code = main(["run", str(folder), "--quick", "--quiet", "--jobs", jobs, "--out", str(out),
+                     "--store", str(tmp_path / f"store{jobs}.sqlite")])
         table = capsys.readouterr().out
         assert code == 1 and "3 specs in" in table and "1 differ from their expect" in table
         runs[jobs] = {n: json.loads((out / f"{n}.json").read_text()) for n in ("mbsgd_lemma_d6", "darrm_pure")}
     assert "2 at a time" in table
+    assert runs["2"]["mbsgd_lemma_d6"]["reused_trials"] > 0            # the second --jobs 2 run, from the store
     for name, one in runs["1"].items():
         two = runs["2"][name]
         assert [c["verdict"] for c in one["checks"]] == [c["verdict"] for c in two["checks"]]
         assert [c.get("measured") for c in one["checks"]] == [c.get("measured") for c in two["checks"]]
         untimed = [[{k: v for k, v in p.items() if k != "seconds"} for p in r["points"]] for r in (one, two)]
         assert untimed[0] == untimed[1]                      # every number but the timings
-    code = main(["run", str(folder), "--quick", "--jobs", "2", "--executor", "dask", "--out", str(tmp_path / "o")])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "--jobs" in err[0]
+    bad_store = tmp_path / "not_a_store.sqlite"
+    bad_store.write_text("not sqlite")
+    (tmp_path / "twice").mkdir()
+    (tmp_path / "twice" / "b.yaml").write_text(open("specs/darrm_pure.yaml").read())
+    for extra in (["--executor", "dask"], ["--store", str(bad_store)], []):
+        given = [str(tmp_path / "twice"), str(folder / "darrm_pure.yaml")] if not extra else [str(folder)]
+        code = main(["run", *given, "--quick", "--jobs", "2", "--out", str(tmp_path / "o"), *extra])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and ("--jobs" in err[0] or "--store" in err[0]), err

@@ -74,6 +74,7 @@ def test_accumulate_one_pass_equals_the_sort():
         n = int(rng.integers(1, 400))
         keys = np.cumsum(rng.integers(0, 3, size=n)) - int(rng.integers(0, 50))
         mass = rng.random(n) * 10.0 ** rng.integers(-30, 0, size=n)
-        for k in (keys, keys[::-1].copy(), rng.permutation(keys), np.full(n, 7)):
+        for k in (keys, keys[::-1].copy(), rng.permutation(keys), np.full(n, 7), keys.astype(np.uint64) + 2**63,
+                  np.where(np.arange(n) == 0, np.iinfo(np.int64).min, keys)):
             got, want = accumulate(k, mass), by_sort(k, mass)
             assert list(got) == list(want) and all(got[x] == want[x] for x in want)

@@ -266,3 +266,55 @@ def test_ctrl_c_stops_a_dask_run_quickly_and_quietly(run):
     while _alive(tree) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _alive(tree) == []
+
+
+def _two_specs(tmp_path: Path) -> Path:
+    """A folder with two copies of the spec above (different names), for `--jobs 2`."""
+    folder = tmp_path / "two"
+    folder.mkdir()
+    for name in ("stop_me_a", "stop_me_b"):
+        r = yaml.safe_load(_spec(tmp_path).read_text())
+        r["name"] = name
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(r))
+    return folder
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        found += kids
+        todo += kids
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_jobs_children_stop_with_the_parent_and_keep_their_units(tmp_path, how):
+    """`run FOLDER --jobs 2`: SIGTERM to the parent reaches both children, which keep their finished units (exit
+    143, a rerun computes fewer units); SIGKILL of the parent alone still ends the children (their parent-death
+    signal), so no spec runs on unseen."""
+    folder, store = _two_specs(tmp_path), tmp_path / "j.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(folder), "--jobs", "2", "--store", str(store),
+                             "--out", str(tmp_path / "out"), "--quiet"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + WAIT
+        while not _trial_rows(store) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        kids = _descendants(proc.pid)
+        assert len(kids) >= 2
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=WAIT)
+        assert _gone_within(kids, STOP_SECONDS), "a child outlived the run"
+        if how == signal.SIGTERM:
+            assert proc.returncode == 143 and "interrupted" in err and "Traceback" not in err, err
+            assert sum(_units_to_compute(p, store) for p in sorted(folder.glob("*.yaml"))) < 28
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass

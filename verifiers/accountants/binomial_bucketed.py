@@ -79,6 +79,8 @@ def _pair_pld(m: int, p: float, pair: Pair, interval: float, width: int, center:
         logP[sl], logQ[sl] = _mixture(r, pair.c), _mixture(r, pair.c_prime)
         logB[sl] = _log_b(edges[sl], m, p)
     lossPQ = logP - logQ                  # falls with k when c < c' (MLR)
+    if not np.isfinite(lossPQ).all():     # never silently cast to an integer below
+        raise ValueError(f"the privacy loss of the pair {pair} is not finite inside the window")
     if pair.c > pair.c_prime:
         raise ValueError("pairs are ordered: c <= c'")
     bP, bQ = logB + logP, logB + logQ

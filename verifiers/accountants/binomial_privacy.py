@@ -168,6 +168,8 @@ def table_pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float) -> floa
     def part(pr: Pair, count: int):
         t = tables[pr]
         loss = t.logP - t.logQ
+        if not np.isfinite(loss).all():                                # never silently cast to an integer
+            raise ValueError(f"the privacy loss of the pair {pr} is not finite inside its tabulated window")
         keys_add = np.ceil(loss / interval).astype(np.int64)           # P's view: loss log P/Q, rounded up
         keys_remove = np.ceil(-loss / interval).astype(np.int64)       # Q's view: loss log Q/P, rounded up
         one = pld.PrivacyLossDistribution.create_from_rounded_probability(
@@ -181,21 +183,22 @@ def table_pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float) -> floa
 
 def accumulate(keys: np.ndarray, mass: np.ndarray) -> dict[int, float]:
     """{key: the summed mass of its entries}, keys ascending: a rounded privacy-loss pmf. ``np.unique``'s inverse
-    index, computed in one pass when the keys are monotone (a binomial shift's or a rounding mixture's privacy loss
-    is monotone in the count: the binomial is log-concave), by the sort otherwise; the masses are summed by the same
-    ``bincount`` either way, so the result does not depend on which path ran (tests/test_pld_epsilon.py)."""
+    index, computed in one pass when the keys are signed integers in monotone order (a binomial shift's or a
+    rounding mixture's privacy loss is monotone in the count: the binomial is log-concave), by the sort otherwise;
+    the masses are summed by the same ``bincount`` either way, so the result does not depend on which path ran
+    (tests/test_pld_epsilon.py)."""
     keys = np.asarray(keys)
-    step = np.diff(keys)
-    rising = keys.ndim == 1 and bool(np.all(step >= 0))
-    if keys.ndim == 1 and keys.size > 1 and (rising or np.all(step <= 0)):
-        if not rising:
-            step = -step
-        new = np.concatenate(([0], np.cumsum(step != 0)))          # the rank of each entry's key among the keys
-        inv = new if rising else new[-1] - new
-        first = np.concatenate(([0], np.flatnonzero(step) + 1))    # the first entry of each distinct key
-        uniq = keys[first] if rising else keys[first][::-1]
-    else:
-        uniq, inv = np.unique(keys, return_inverse=True)
+    if keys.ndim == 1 and keys.size > 1 and np.issubdtype(keys.dtype, np.signedinteger):
+        up, down = keys[1:] >= keys[:-1], keys[1:] <= keys[:-1]      # neighbours compared: no wrap-around
+        rising = bool(up.all())
+        if rising or down.all():
+            change = keys[1:] != keys[:-1]
+            new = np.concatenate(([0], np.cumsum(change)))            # the rank of each entry's key among the keys
+            first = np.concatenate(([0], np.flatnonzero(change) + 1))  # the first entry of each distinct key
+            inv = new if rising else new[-1] - new
+            uniq = keys[first] if rising else keys[first][::-1]
+            return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass).tolist()))
+    uniq, inv = np.unique(keys, return_inverse=True)
     return dict(zip(uniq.tolist(), np.bincount(inv, weights=mass).tolist()))
 
 

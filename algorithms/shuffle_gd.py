@@ -98,7 +98,8 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=size, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=groups * T, max_record_uses=int(uses.max()),
-                              sampling="all_users", call_epsilon=call_eps, call_delta=call_delta)
+                              sampling="all_users", call_epsilon=call_eps, call_delta=call_delta,
+                              calibrated_by=pvec.calibrated_by, calibrated_calls=pvec.calibrated_calls)
     rounds = groups * T
     in_groups = joined[:, :groups * size]
     return RunOutput(w=w, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d), grad_err=None,

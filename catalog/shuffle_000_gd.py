@@ -5,6 +5,7 @@ import math
 from typing import Any, Mapping
 
 from algorithms import shuffle_gd, shuffle_sum
+from catalog import pvec_calibration
 from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved, moreau
 
 
@@ -16,9 +17,11 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     prov = {key: "problem constant" for key in c}
     n_all, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
     eps, delta = c["eps0"], c["delta0"]
-    groups = shuffle_gd.fkt_groups(n_all) if variant == "fkt" else 1
+    fkt = variant in ("fkt", "fkt_accountant")
+    calibrated = variant in ("accountant", "fkt_accountant")
+    groups = shuffle_gd.fkt_groups(n_all) if fkt else 1
     n = n_all // groups                                    # the users of one P_GD run (one group)
-    if variant == "fkt":
+    if fkt:
         prov["groups"] = ("Lemma B.7 (L752-760): P_GD on disjoint user groups in turn, each from the previous output; "
                           "OUR CHOICE (the seed defers the groups to Feldman et al. 2020): k = ceil(log2 log2 n) equal "
                           "groups, the whole domain in each; T, eta and P_VEC below are one group's (n -> n/k)")
@@ -45,9 +48,21 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
         eta, prov["eta"] = float(ov["eta"]), "override"
     else:
         eta, prov["eta"] = shuffle_gd.step(D=D, L=L, T=T), "Lemma B.6 proof (L740): eta = D/(L sqrt T)"
-    pv = shuffle_sum.thm32(n=n, d=d, eps=eps_r, delta=delta_r, Delta2=L)
-    prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps_round, delta_round, Delta_2 = L) on all n users: "
-                                               "Thm 3.2's proof (L477, L490)")
+    if calibrated:
+        try:
+            pv = pvec_calibration.calibrate_composed(n, d, eps, delta, L, T, delta_r)
+        except ValueError as err:
+            raise ResolutionError("algorithm.variant", str(err)) from err
+        cal = (f"OUR CHOICE: calibrated by {pvec_calibration.CALIBRATOR}: the smallest binomial noise whose epsilon at "
+               f"the claim's delta, composed over the T = {T} P_VEC calls every user {'of a group ' if fkt else ''}"
+               f"joins, is <= the claim, for P_VEC on the {n} users with Delta_2 = L = {L:g}")
+        prov["g"] = "Thm A.6's proof (L477): g = max(2 Delta_2 sqrt(n), sqrt(d), 4), rounded up"
+        prov["b_binom"] = f"Lemma 3.1's b (L130) at the per-coordinate eps_c = eps_hat and delta_hat = delta_round/(d+1); {cal}"
+        prov["p"] = f"Lemma 3.1's p (L130) at eps_c = eps_hat; {cal}"
+    else:
+        pv = shuffle_sum.thm32(n=n, d=d, eps=eps_r, delta=delta_r, Delta2=L)
+        prov["g"] = prov["b_binom"] = prov["p"] = ("P_VEC at (eps_round, delta_round, Delta_2 = L) on all n users: "
+                                                   "Thm 3.2's proof (L477, L490)")
     mse = shuffle_sum.pvec_mse_bound(n, d, pv)
     sigma2 = mse / n**2
     prov["sigma2"] = ("Lemma B.4's sigma^2 (L712): P_VEC's explicit MSE bound d (2L/g)^2 (n/4 + n b_binom p) "
@@ -60,18 +75,34 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
                                   "B.4 sums)")
     prov["R"] = "k T: every group's T rounds, in turn" if groups > 1 else "= T"
     prov.setdefault("groups", "1: P_GD on all n users (Algorithm 5, L258-273)")
-    prov["fkt_reduction"] = ("1: the Feldman-Koren-Talwar reduction of Lemma B.7 (variant fkt)" if variant == "fkt"
+    prov["fkt_reduction"] = ("1: the Feldman-Koren-Talwar reduction of Lemma B.7 (variant fkt)" if fkt
                              else "0: plain P_GD (variant standard)")
     prov["K"] = "= n: every user of the group in every round (fully interactive, L258-273)"
-    prov["eps_hat"] = "eps_round/(18 sqrt(ln((d+1)/delta_round))): P_VEC's per-coordinate epsilon (Thm A.6's proof, L490)"
+    prov["eps_hat"] = ("eps_round/(18 sqrt(ln((d+1)/delta_round))): P_VEC's per-coordinate epsilon (Thm A.6's proof, "
+                       "L490)" if not calibrated else
+                       f"eps_c, P_VEC's per-coordinate epsilon in Lemma 3.1's formulas, found by bisection (not Thm "
+                       f"A.6's eps_round/(18 sqrt(ln((d+1)/delta_round))) = {pv_paper_eps_hat(eps_r, delta_r, d):.4g}); "
+                       f"{cal}")
+    if calibrated:
+        prov["eps_round"] += ("; with variant accountant it is only what the paper's P_VEC would run at (the run's P_VEC "
+                              "is the calibrated one, each user's T calls judged together)")
+    prov["pvec_accountant_calibrated"] = "1 when P_VEC's noise is the accountant's calibration (variants *accountant)"
     prov["LG2"] = "L_G^2 = L^2 + sigma^2 (Lemma B.4, L712)"
-    prov["thm49_parameters"] = "1 when T, eta, beta_s and eps_round are the paper's (none overridden): the rate checks' condition"
+    prov["thm49_parameters"] = ("1 when T, eta, beta_s and eps_round are the paper's (none overridden): the rate checks' "
+                                "condition (the accountant variants keep them: only P_VEC's noise constant differs)")
     p.update(groups=groups, fkt_reduction=float(variant == "fkt"), T=T, R=groups * T, K=n, eta=eta, eps_round=eps_r, delta_round=delta_r, g=pv.one_d.g, b_binom=pv.one_d.b,
              p=pv.one_d.p, eps_hat=pv.eps_hat, sigma2=sigma2, LG2=L**2 + sigma2, update_sign=-1.0,
              output_first_index=0.0,
-             thm49_parameters=float(not {"T", "eta", "beta_s", "eps_round"} & set(ov)))
-    run_kwargs = dict(T=T, eta=eta, L=L, radius=D / 2, pvec=pv, call_eps=eps_r, call_delta=delta_r, groups=groups)
+             thm49_parameters=float(not {"T", "eta", "beta_s", "eps_round"} & set(ov)),
+             pvec_accountant_calibrated=float(calibrated))
+    run_kwargs = dict(T=T, eta=eta, L=L, radius=D / 2, pvec=pv, call_eps=None if calibrated else eps_r,
+                      call_delta=None if calibrated else delta_r, groups=groups)
     return Resolved(p, prov, frozenset(ov), run_kwargs)
+
+
+def pv_paper_eps_hat(eps_r: float, delta_r: float, d: int) -> float:
+    """Thm A.6's per-coordinate epsilon at the per-round (eps, delta) (L490), for the provenance."""
+    return eps_r / (18 * math.sqrt(math.log((d + 1) / delta_r)))
 
 
 def _thm49_beta(*, L: float, D: float, n: int, d: int, eps0: float, delta0: float, **_: Any) -> float:
@@ -85,7 +116,7 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
                                        "summed by P_VEC in every round",
         citation="seed 000, Algorithm 5 (L258-273), Lemma B.6 (L724-740), Thm 4.9 (L275-283, L744-748)",
         privacy_theorem="shuffle.p_gd.privacy", overrides=("T", "eta", "beta_s", "eps_round"),
-        variants=("standard", "fkt"),
+        variants=("standard", "fkt", "accountant", "fkt_accountant"),
         resolve=resolve_shuffle_gd, run=shuffle_gd.run, one_pass=lambda variant: False,
         smoothing="Moreau envelope with Thm 4.9's beta (Lemma 4.6)", threat_model="shuffle", single_pool=True,
         auditable=False),

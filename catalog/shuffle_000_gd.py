@@ -90,7 +90,7 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     prov["LG2"] = "L_G^2 = L^2 + sigma^2 (Lemma B.4, L712)"
     prov["thm49_parameters"] = ("1 when T, eta, beta_s and eps_round are the paper's (none overridden): the rate checks' "
                                 "condition (the accountant variants keep them: only P_VEC's noise constant differs)")
-    p.update(groups=groups, fkt_reduction=float(variant == "fkt"), T=T, R=groups * T, K=n, eta=eta, eps_round=eps_r, delta_round=delta_r, g=pv.one_d.g, b_binom=pv.one_d.b,
+    p.update(groups=groups, fkt_reduction=float(fkt), T=T, R=groups * T, K=n, eta=eta, eps_round=eps_r, delta_round=delta_r, g=pv.one_d.g, b_binom=pv.one_d.b,
              p=pv.one_d.p, eps_hat=pv.eps_hat, sigma2=sigma2, LG2=L**2 + sigma2, update_sign=-1.0,
              output_first_index=0.0,
              thm49_parameters=float(not {"T", "eta", "beta_s", "eps_round"} & set(ov)),

@@ -23,6 +23,10 @@ groups of floor(n/k) users (the log log n groups its text names; equal sizes, as
 domain in every group (no shrinking radius: the radii would need the rate's hidden constant). A user joins the T
 calls of its own group only (parallel composition over groups).
 
+Variants ``accountant`` / ``fkt_accountant`` (catalog/shuffle_000_gd.py) run the same loop with a P_VEC whose noise
+our accountant calibrated for the T calls a user joins (``pvec.calibrated_by``, ``pvec.calibrated_calls``): the
+event then declares that calibration instead of a per-call (eps, delta).
+
 Cost: T rounds of n users' gradients and one P_VEC count per coordinate, O(T n d) per trial; P_VEC's count
 sampler draws the users' privacy noise as one binomial per coordinate whatever its size (b reaches 2.5 x 10^13
 trials per user and coordinate in specs/shuffle_gd.yaml, n b 5 x 10^16).

@@ -12,7 +12,9 @@ from catalog.base import MAX_ROUNDS, AlgorithmEntry, ResolutionError, Resolved, 
 def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, float]) -> Resolved:
     """Algorithm 5 of seed 000 (P_GD) with Lemma B.6's schedule (L740): T = min{n, eps^2 n^2/(d log^2(nd/delta))},
     eta = D/(L sqrt T), every round P_VEC on all n users at (eps/(2 sqrt(2T ln(1/delta))), delta/(T+1), Delta_2 = L);
-    a non-smooth loss runs on its Moreau envelope with Thm 4.9's beta (L744)."""
+    a non-smooth loss runs on its Moreau envelope with Thm 4.9's beta (L744). Variants: ``fkt`` (Lemma B.7's groups),
+    ``accountant`` / ``fkt_accountant`` (the same, with P_VEC's noise the smallest our accountant certifies for the T
+    calls a user joins, catalog/pvec_calibration.calibrate_composed; T, eta and beta stay the paper's)."""
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n_all, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]

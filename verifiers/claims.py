@@ -766,9 +766,13 @@ UNDECIDABLE: dict[str, str] = {
         "4.3's 11-25 rounds scatters the points beyond their errors, so other seeds end inconclusive")),
     "000 Thm 4.7 (utility)": _P_AGD.format(thm="4.7", acc=_ACC_DECIDES.format(spec="shuffle_agd_smoothed_acc_eps")),
     "000 Thm 4.8 (smooth)": _P_AGD.format(thm="4.8", acc=_ACC_CANNOT),
-    "000 Thm 4.9 (convex)": _P_GD,
-    "000 Thm 4.9 (strongly convex)": _P_GD,
-    "000 Lemma B.6 (utility)": _P_GD,
+    "000 Thm 4.9 (strongly convex)": _P_GD + (
+        "; with P_VEC calibrated by our accountant the convex rate shows (shuffle_gd_acc_eps), but the strongly convex "
+        "rate check also needs the proof's shrinking D_i (shuffle.thm4_9.strongly_convex's SHRINKING condition), which "
+        "variant fkt_accountant (equal groups, the whole domain and eta = D/(L sqrt T) in each) does not have; with "
+        "constants 1 the recursion keeps D_i = D at lambda = 0.1 wherever the privacy term dominates at a feasible size "
+        "(sqrt(2 Delta_2/lambda) = 3.8 .. 2.1 > D = 2 for n = 3000 .. 40000), and shrinks at lambda >= 0.5 (D_2 = "
+        "0.95 D at lambda = 0.5, 0.75 D at lambda = 1, n = 3000): a shrinking P_GD variant there is not built yet"),
     "004 §6 / Fig. 6 (Obesity)": (
         "the Obesity data (UCI, 2111 records, 17 mixed categorical/continuous attributes, 7 obesity levels; "
         "L1542-1556) is not available offline and no bundled data set stands in for it: a 7-class softmax regression "

@@ -82,7 +82,7 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     prov["K"] = "= n: every user of the group in every round (fully interactive, L258-273)"
     prov["eps_hat"] = ("eps_round/(18 sqrt(ln((d+1)/delta_round))): P_VEC's per-coordinate epsilon (Thm A.6's proof, "
                        "L490)" if not calibrated else
-                       f"eps_c, P_VEC's per-coordinate epsilon in Lemma 3.1's formulas, found by bisection (not Thm "
+                       f"eps_c, P_VEC's per-coordinate epsilon in Lemma 3.1's formulas, found by a search the accountant brackets (not Thm "
                        f"A.6's eps_round/(18 sqrt(ln((d+1)/delta_round))) = {pv_paper_eps_hat(eps_r, delta_r, d):.4g}); "
                        f"{cal}")
     if calibrated:

@@ -4,8 +4,6 @@ composed over the T calls every user joins, is at the claim; the privacy check j
 composed over the calls (a different computation) and fails when the noise is too small."""
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from algorithms import shuffle_gd, shuffle_sum
@@ -37,21 +35,15 @@ def test_the_calibration_puts_the_t_fold_composition_at_the_claim():
 
 
 def test_the_calibration_is_monotone_in_the_claim_and_in_the_calls():
-    noise = []
-    for eps in (0.25, 0.5, 1.0):
-        T, pv = _cal(eps)
-        noise.append(shuffle_sum.pvec_mse_bound(N, D, pv) / T)        # P_VEC's MSE per call, per round's T
-    Ts = [_cal(e)[0] for e in (0.25, 0.5, 1.0)]
-    mse = [shuffle_sum.pvec_mse_bound(N, D, _cal(e)[1]) for e in (0.25, 0.5, 1.0)]
-    # a larger claim allows less noise per call at the same T ...
+    # a larger claim allows less noise (a larger per-coordinate eps_c) at the same number of calls ...
     eps_c = [pvec_calibration.calibrate_composed(N, D, e, DELTA, L, 100, DELTA / 101).eps_hat for e in (0.25, 0.5, 1.0)]
     assert eps_c[0] < eps_c[1] < eps_c[2]
     # ... and more calls need more noise per call at the same claim
     by_T = [pvec_calibration.calibrate_composed(N, D, 0.5, DELTA, L, T, DELTA / (T + 1)).eps_hat for T in (25, 100, 400)]
     assert by_T[0] > by_T[1] > by_T[2]
-    # Lemma B.6's T grows as eps^2, so the noise per call (MSE ~ T / eps^2) is about constant over the claims
-    assert Ts[0] < Ts[1] < Ts[2] and max(mse) / min(mse) < 1.5
-    assert all(math.isfinite(x) and x > 0 for x in noise)
+    # at Lemma B.6's T (~eps^2) the two cancel: P_VEC's MSE per call (~T/eps^2) is about the same at every claim
+    mse = [shuffle_sum.pvec_mse_bound(N, D, _cal(e)[1]) for e in (0.25, 0.5, 1.0)]
+    assert max(mse) / min(mse) < 1.5
 
 
 def test_the_judge_is_another_computation_that_agrees_within_the_calibrators_slack():

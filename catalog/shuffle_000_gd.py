@@ -14,11 +14,14 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
     eta = D/(L sqrt T), every round P_VEC on all n users at (eps/(2 sqrt(2T ln(1/delta))), delta/(T+1), Delta_2 = L);
     a non-smooth loss runs on its Moreau envelope with Thm 4.9's beta (L744). Variants: ``fkt`` (Lemma B.7's groups),
     ``accountant`` / ``fkt_accountant`` (the same, with P_VEC's noise the smallest our accountant certifies for the T
-    calls a user joins, catalog/pvec_calibration.calibrate_composed; T, eta and beta stay the paper's)."""
+    calls a user joins, catalog/pvec_calibration.calibrate_composed; T, eta and beta stay the paper's), ``fkt_shrinking``
+    / ``fkt_accountant_shrinking`` (the fkt groups with the proof's shrinking domains, _shrinking_groups)."""
     p = dict(c)
     prov = {key: "problem constant" for key in c}
     n_all, d, L, D = int(c["n"]), int(c["d"]), c["L"], c["D"]
     eps, delta = c["eps0"], c["delta0"]
+    shrinking = variant.endswith("_shrinking")
+    variant = variant.removesuffix("_shrinking")
     fkt = variant in ("fkt", "fkt_accountant")
     calibrated = variant in ("accountant", "fkt_accountant")
     groups = shuffle_gd.fkt_groups(n_all) if fkt else 1
@@ -99,7 +102,50 @@ def resolve_shuffle_gd(c: Mapping[str, float], variant: str, ov: Mapping[str, fl
              pvec_accountant_calibrated=float(calibrated))
     run_kwargs = dict(T=T, eta=eta, L=L, radius=D / 2, pvec=pv, call_eps=None if calibrated else eps_r,
                       call_delta=None if calibrated else delta_r, groups=groups)
-    return Resolved(p, prov, frozenset(ov), run_kwargs)
+    res = Resolved(p, prov, frozenset(ov), run_kwargs)
+    return _shrinking_groups(c, ov, res) if shrinking else res
+
+
+def _shrinking_groups(c: Mapping[str, float], ov: Mapping[str, float], res: Resolved) -> Resolved:
+    """Lemma B.7's reduction with the proof's shrinking domains (Feldman et al. 2020's localisation, as seed 000's proof
+    of Thm 4.8 writes it for P_AGD, L639-646): group i's convex guarantee (Thm 4.9's, at the group's n_i users) holds
+    with D replaced by D_i, the distance from its starting point (group i-1's output) to theta*, and strong convexity
+    gives D_i^2 <= 2 Delta_i/lambda. With the universal constant C set to 1: D_1 = D, Delta_{i+1} = D_i L
+    (1/sqrt(n_i) + sqrt(d) log^(3/2)(d/delta)/(eps n_i)) (Thm 4.9's convex bound as stated, L277), D_{i+1} = min(D,
+    sqrt(2 Delta_{i+1}/lambda)). Group i then runs P_GD with D_i in place of D: eta_i = D_i/(L sqrt T) (Lemma B.6's
+    eta) and its projections onto Theta intersected with the ball of radius D_i around its starting point (which
+    holds theta* whenever the proof's distance bound does). T and P_VEC are every group's (Lemma B.6's T has no D).
+    shrinking_domain = 1 only when some D_i < D: with D_i = D throughout the run is variant fkt's and cannot show the
+    strongly convex rate by construction."""
+    if not c["mu"] > 0:
+        raise ResolutionError("loss.mu", "the shrinking groups use strong convexity (D_i^2 <= 2 Delta_i/lambda): "
+                                         "loss.mu > 0")
+    if "eta" in ov:
+        raise ResolutionError("algorithm.overrides.eta", "the shrinking groups set eta_i from D_i: no override")
+    p, prov = res.params, res.provenance
+    k, n_i, T = int(p["groups"]), int(p["K"]), int(p["T"])
+    L, D, d, lam, eps = c["L"], c["D"], int(c["d"]), c["mu"], c["eps0"]
+    per_D = L * (1 / math.sqrt(n_i) + math.sqrt(d) * math.log(d / c["delta0"]) ** 1.5 / (eps * n_i))
+    Ds = [D]
+    for _ in range(k - 1):
+        Ds.append(min(D, math.sqrt(2 * Ds[-1] * per_D / lam)))
+    etas = tuple(shuffle_gd.step(D=Di, L=L, T=T) for Di in Ds)
+    shrunk = Ds[-1] < D * (1 - 1e-12)
+    p.update(shrinking_domain=float(shrunk), D_last_group=Ds[-1], eta_last_group=etas[-1], D2_over_D=Ds[1] / D)
+    prov["group_rule"] = (
+        "OUR CHOICE of what the paper leaves open (it defers the groups to Feldman et al. 2020, L758-760), from the "
+        "proof's localisation (as seed 000 writes it for Thm 4.8, L639-646): group i uses D_i in place of D, D_1 = D, "
+        "Delta_{i+1} = D_i L (1/sqrt(n_i) + sqrt(d) log^(3/2)(d/delta)/(eps n_i)) (Thm 4.9's convex bound, L277, "
+        "universal constant set to 1), D_{i+1} = min(D, sqrt(2 Delta_{i+1}/lambda)); eta_i = D_i/(L sqrt T); "
+        "projections onto Theta intersected with the ball of radius D_i (the proof's distance bound, not D_i/2) "
+        "around the group's starting point; T and P_VEC every group's")
+    prov["shrinking_domain"] = ("1: some group's D_i < D (the proof's shrinking domains ran)" if shrunk else
+                                "0: the recursion (constants 1) keeps D_i = D in every group, so the run is variant "
+                                "fkt's and the strongly convex rate check stays inapplicable")
+    prov["D_last_group"] = prov["eta_last_group"] = "the last group's (group_rule)"
+    prov["D2_over_D"] = "D_2/D: how far the recursion shrinks the second group's domain (group_rule)"
+    run_kwargs = dict(res.run_kwargs, group_radius=tuple(Ds), group_eta=etas)
+    return Resolved(p, prov, res.overridden, run_kwargs)
 
 
 def pv_paper_eps_hat(eps_r: float, delta_r: float, d: int) -> float:
@@ -118,7 +164,7 @@ ENTRIES: tuple[AlgorithmEntry, ...] = (
                                        "summed by P_VEC in every round",
         citation="seed 000, Algorithm 5 (L258-273), Lemma B.6 (L724-740), Thm 4.9 (L275-283, L744-748)",
         privacy_theorem="shuffle.p_gd.privacy", overrides=("T", "eta", "beta_s", "eps_round"),
-        variants=("standard", "fkt", "accountant", "fkt_accountant"),
+        variants=("standard", "fkt", "accountant", "fkt_accountant", "fkt_shrinking", "fkt_accountant_shrinking"),
         resolve=resolve_shuffle_gd, run=shuffle_gd.run, one_pass=lambda variant: False,
         smoothing="Moreau envelope with Thm 4.9's beta (Lemma 4.6)", threat_model="shuffle", single_pool=True,
         auditable=False),

@@ -68,7 +68,8 @@ def fkt_groups(n: int) -> int:
 
 def project_ball_pair(w: np.ndarray, radius: float, centre: np.ndarray, r: float) -> np.ndarray:
     """Euclidean projection of the rows of w onto {||v|| <= radius} (Theta) intersected with {||v - c|| <= r}, c the
-    row's own centre (a point of Theta, so the intersection is not empty). Closed form: w itself if it lies in both;
+    row's own centre (a point of Theta, so the intersection is not empty; concentric balls are nested, so the
+    projection onto the smaller one is the answer there). Closed form: w itself if it lies in both;
     else the projection onto one ball if it lies in the other; else the nearest point of the two spheres'
     intersection (the (d-2)-sphere in the hyperplane <v, c>/||c|| = h at radius rho, h = (radius^2 + ||c||^2 -
     r^2)/(2 ||c||)), where both constraints are active (KKT)."""
@@ -82,7 +83,8 @@ def project_ball_pair(w: np.ndarray, radius: float, centre: np.ndarray, r: float
 
     on_a = mechanisms.project_ball(w, radius)
     on_b = centre + mechanisms.project_ball(w - centre, r)
-    c_norm = np.maximum(np.linalg.norm(centre, axis=-1, keepdims=True), 1e-300)
+    c_norm = np.linalg.norm(centre, axis=-1, keepdims=True)
+    c_norm = np.where(c_norm > 1e-12 * radius, c_norm, 1.0)     # concentric rows: never the circle (cases above)
     unit = centre / c_norm
     h = (radius**2 + c_norm**2 - r**2) / (2 * c_norm)
     rho = np.sqrt(np.maximum(radius**2 - h**2, 0.0))

@@ -134,7 +134,7 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
             total = send(g)                                                 # the server's estimate of the sum
             err = total - g.sum(axis=1)
             err_sq += np.einsum("td,td->t", err, err)
-            if group_radius is None:
+            if group_radius is None or group_eta is None:
                 w = mechanisms.project_ball(w - eta * total / size, radius)   # descent step (see the docstring)
             else:
                 w = project_ball_pair(w - group_eta[k] * total / size, radius, centre, group_radius[k])

@@ -115,11 +115,8 @@ def _shrinking_groups(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
     sqrt(2 Delta_{i+1}/lambda)). Group i then runs P_GD with D_i in place of D: eta_i = D_i/(L sqrt T) (Lemma B.6's
     eta) and its projections onto Theta intersected with the ball of radius D_i around its starting point (which
     holds theta* whenever the proof's distance bound does). T and P_VEC are every group's (Lemma B.6's T has no D).
-    shrinking_domain = 1 only when some D_i < D: with D_i = D throughout the run is variant fkt's and cannot show the
-    strongly convex rate by construction."""
-    if not c["mu"] > 0:
-        raise ResolutionError("loss.mu", "the shrinking groups use strong convexity (D_i^2 <= 2 Delta_i/lambda): "
-                                         "loss.mu > 0")
+    shrinking_domain = 1 only when some D_i < D: with D_i = D throughout (always so at lambda = 0) the run is variant
+    fkt's and cannot show the strongly convex rate by construction."""
     if "eta" in ov:
         raise ResolutionError("algorithm.overrides.eta", "the shrinking groups set eta_i from D_i: no override")
     p, prov = res.params, res.provenance
@@ -127,8 +124,8 @@ def _shrinking_groups(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
     L, D, d, lam, eps = c["L"], c["D"], int(c["d"]), c["mu"], c["eps0"]
     per_D = L * (1 / math.sqrt(n_i) + math.sqrt(d) * math.log(d / c["delta0"]) ** 1.5 / (eps * n_i))
     Ds = [D]
-    for _ in range(k - 1):
-        Ds.append(min(D, math.sqrt(2 * Ds[-1] * per_D / lam)))
+    for _ in range(k - 1):      # lambda = 0 (not strongly convex): no bound on the distance, D_i = D
+        Ds.append(min(D, math.sqrt(2 * Ds[-1] * per_D / lam)) if lam > 0 else D)
     etas = tuple(shuffle_gd.step(D=Di, L=L, T=T) for Di in Ds)
     shrunk = Ds[-1] < D * (1 - 1e-12)
     p.update(shrinking_domain=float(shrunk), D_last_group=Ds[-1], eta_last_group=etas[-1], D2_over_D=Ds[1] / D)

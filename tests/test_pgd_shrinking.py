@@ -62,10 +62,11 @@ def test_the_accountant_variant_calibrates_for_one_groups_calls():
     assert res.params["pvec_accountant_calibrated"] == 1 and res.params["fkt_reduction"] == 1
 
 
-def test_shrinking_needs_strong_convexity_and_sets_eta_itself():
+def test_without_strong_convexity_nothing_shrinks_and_eta_is_not_overridable():
     entry = ALGORITHMS.get("shuffle_gd")
-    with pytest.raises(ResolutionError, match="mu"):
-        entry.resolve(_c(mu=0.0), "fkt_shrinking", {})
+    flat = entry.resolve(_c(mu=0.0), "fkt_shrinking", {})
+    assert flat.run_kwargs["group_radius"] == (2.0,) * 4 and flat.params["shrinking_domain"] == 0
+    assert not SHRINKING.holds(flat.params)
     with pytest.raises(ResolutionError, match="eta"):
         entry.resolve(_c(), "fkt_shrinking", {"eta": 0.1})
 

@@ -20,8 +20,11 @@ Variant ``fkt`` (Thm 4.9's strongly convex part, Lemma B.7, L752-760): the users
 P_GD runs on each group in turn, each group's run starting at the previous group's output; the output is the last
 group's. The seed says only "the same set of groups as (Feldman et al., 2020)": OUR CHOICE is k = ceil(log2 log2 n)
 groups of floor(n/k) users (the log log n groups its text names; equal sizes, as for Thm 4.8's phases) and the whole
-domain in every group (no shrinking radius: the radii would need the rate's hidden constant). A user joins the T
-calls of its own group only (parallel composition over groups).
+domain in every group. A user joins the T calls of its own group only (parallel composition over groups). Variants
+``fkt_shrinking`` / ``fkt_accountant_shrinking`` pass ``group_radius`` / ``group_eta``: the proof's shrinking domains
+(catalog/shuffle_000_gd._shrinking_groups sets D_i from the recursion with constants 1), group k stepping with its
+own eta and projecting onto Theta intersected with the ball of radius D_k around its starting point
+(project_ball_pair, closed form).
 
 Variants ``accountant`` / ``fkt_accountant`` (catalog/shuffle_000_gd.py) run the same loop with a P_VEC whose noise
 our accountant calibrated for the T calls a user joins (``pvec.calibrated_by``, ``pvec.calibrated_calls``): the

@@ -139,6 +139,8 @@ def _shrinking_groups(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
     prov["shrinking_domain"] = ("1: some group's D_i < D (the proof's shrinking domains ran)" if shrunk else
                                 "0: the recursion (constants 1) keeps D_i = D in every group, so the run is variant "
                                 "fkt's and the strongly convex rate check stays inapplicable")
+    prov["groups"] = prov["groups"].replace("the whole domain in each", "the proof's shrinking domains (group_rule)")
+    prov["eta"] = "the first group's, D/(L sqrt T) (Lemma B.6 proof, L740); group i's is D_i/(L sqrt T) (group_rule)"
     prov["D_last_group"] = prov["eta_last_group"] = "the last group's (group_rule)"
     prov["D2_over_D"] = "D_2/D: how far the recursion shrinks the second group's domain (group_rule)"
     run_kwargs = dict(res.run_kwargs, group_radius=tuple(Ds), group_eta=etas)

@@ -109,3 +109,14 @@ def test_the_run_declares_the_calibration_it_ran(variant):
     res = ALGORITHMS.get("shuffle_gd").resolve(c, variant, {})
     pv = res.run_kwargs["pvec"]
     assert pv.calibrated_by == pvec_calibration.CALIBRATOR and pv.calibrated_calls == int(res.params["T"])
+
+
+def test_the_bracket_settles_where_another_canary_is_worse_by_a_hair():
+    """d = 2, n = 500, eps = 0.5, T = 72 (P_GD's group at n = 2000): near the crossing the diagonal canary is worse
+    than the one-coordinate one by ~0.05%, so the cheap canary's acceptance of x (1 + REL_TOL) must be confirmed by
+    the full accountant (before the fix the bracket cycled and the calibration raised)."""
+    T, eps = 72, 0.5
+    pv = pvec_calibration.calibrate_composed(500, 2, eps, DELTA, 2.1, T, DELTA / (T + 1))
+    assert pvec_calibration.accountant_epsilon(500, 2, pv, DELTA, calls=T) <= eps
+    up = pvec_calibration._params(500, 2, pv.eps_hat * (1 + pvec_calibration.REL_TOL), DELTA / (T + 1), 2.1, T)
+    assert pvec_calibration.accountant_epsilon(500, 2, up, DELTA, calls=T) > eps

@@ -128,7 +128,8 @@ def _shrinking_groups(c: Mapping[str, float], ov: Mapping[str, float], res: Reso
         Ds.append(min(D, math.sqrt(2 * Ds[-1] * per_D / lam)) if lam > 0 else D)
     etas = tuple(shuffle_gd.step(D=Di, L=L, T=T) for Di in Ds)
     shrunk = Ds[-1] < D * (1 - 1e-12)
-    p.update(shrinking_domain=float(shrunk), D_last_group=Ds[-1], eta_last_group=etas[-1], D2_over_D=Ds[1] / D)
+    p.update(shrinking_domain=float(shrunk), D_last_group=Ds[-1], eta_last_group=etas[-1], D2_over_D=Ds[1] / D,
+             group_rule=1.0)                     # a row for the rule's provenance (OUR CHOICE) in the report
     prov["group_rule"] = (
         "OUR CHOICE of what the paper leaves open (it defers the groups to Feldman et al. 2020, L758-760), from the "
         "proof's localisation (as seed 000 writes it for Thm 4.8, L639-646): group i uses D_i in place of D, D_1 = D, "

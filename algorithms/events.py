@@ -58,7 +58,9 @@ class ShuffleSumRelease:
     ``call_epsilon``, ``call_delta``: the (eps, delta) each call's parameters were calibrated for, when they differ
     from the claim (P_GD: eps/(2 sqrt(2T ln(1/delta))), delta/(T+1)); None: the claim itself.
     ``calibrated_by``: set when the parameters are not Thm 3.2's but the smallest noise an accountant certifies at the
-    claim (the ``accountant`` variants, catalog/pvec_calibration.py): the name of that accountant (None: Thm 3.2's)."""
+    claim (the ``accountant`` variants, catalog/pvec_calibration.py): the name of that accountant (None: Thm 3.2's).
+    ``calibrated_calls``: how many calls per user that calibration composed (1 for the one-pass protocols, T for P_GD's
+    accountant variants); a user in more calls than that is not covered."""
 
     kind: ClassVar[str] = "shuffle_sum"
     users_per_call: int
@@ -73,6 +75,7 @@ class ShuffleSumRelease:
     call_epsilon: float | None = None
     call_delta: float | None = None
     calibrated_by: str | None = None
+    calibrated_calls: int = 1
 
 
 @dataclass(frozen=True)

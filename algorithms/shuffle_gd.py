@@ -20,8 +20,15 @@ Variant ``fkt`` (Thm 4.9's strongly convex part, Lemma B.7, L752-760): the users
 P_GD runs on each group in turn, each group's run starting at the previous group's output; the output is the last
 group's. The seed says only "the same set of groups as (Feldman et al., 2020)": OUR CHOICE is k = ceil(log2 log2 n)
 groups of floor(n/k) users (the log log n groups its text names; equal sizes, as for Thm 4.8's phases) and the whole
-domain in every group (no shrinking radius: the radii would need the rate's hidden constant). A user joins the T
-calls of its own group only (parallel composition over groups).
+domain in every group. A user joins the T calls of its own group only (parallel composition over groups). Variants
+``fkt_shrinking`` / ``fkt_accountant_shrinking`` pass ``group_radius`` / ``group_eta``: the proof's shrinking domains
+(catalog/shuffle_000_gd._shrinking_groups sets D_i from the recursion with constants 1), group k stepping with its
+own eta and projecting onto Theta intersected with the ball of radius D_k around its starting point
+(project_ball_pair, closed form).
+
+Variants ``accountant`` / ``fkt_accountant`` (catalog/shuffle_000_gd.py) run the same loop with a P_VEC whose noise
+our accountant calibrated for the T calls a user joins (``pvec.calibrated_by``, ``pvec.calibrated_calls``): the
+event then declares that calibration instead of a per-call (eps, delta).
 
 Cost: T rounds of n users' gradients and one P_VEC count per coordinate, O(T n d) per trial; P_VEC's count
 sampler draws the users' privacy noise as one binomial per coordinate whatever its size (b reaches 2.5 x 10^13
@@ -62,16 +69,53 @@ def fkt_groups(n: int) -> int:
     return max(2, math.ceil(math.log2(math.log2(max(n, 4)))))
 
 
+def project_ball_pair(w: np.ndarray, radius: float, centre: np.ndarray, r: float) -> np.ndarray:
+    """Euclidean projection of the rows of w onto {||v|| <= radius} (Theta) intersected with {||v - c|| <= r}, c the
+    row's own centre (a point of Theta, so the intersection is not empty; concentric balls are nested, so the
+    projection onto the smaller one is the answer there). Closed form: w itself if it lies in both;
+    else the projection onto one ball if it lies in the other; else the nearest point of the two spheres'
+    intersection (the (d-2)-sphere in the hyperplane <v, c>/||c|| = h at radius rho, h = (radius^2 + ||c||^2 -
+    r^2)/(2 ||c||)), where both constraints are active (KKT)."""
+    tol = 1.0 + 1e-12
+
+    def in_a(v: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(v, axis=-1, keepdims=True) <= radius * tol
+
+    def in_b(v: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(v - centre, axis=-1, keepdims=True) <= r * tol
+
+    on_a = mechanisms.project_ball(w, radius)
+    on_b = centre + mechanisms.project_ball(w - centre, r)
+    c_norm = np.linalg.norm(centre, axis=-1, keepdims=True)
+    c_norm = np.where(c_norm > 1e-12 * radius, c_norm, 1.0)     # concentric rows: never the circle (cases above)
+    unit = centre / c_norm
+    h = (radius**2 + c_norm**2 - r**2) / (2 * c_norm)
+    rho = np.sqrt(np.maximum(radius**2 - h**2, 0.0))
+    u = w - np.sum(w * unit, axis=-1, keepdims=True) * unit
+    circle = h * unit + rho * u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-300)
+    out = np.where(in_b(on_a), on_a, np.where(in_a(on_b), on_b, circle))
+    return np.where(in_a(w) & in_b(w), w, out)
+
+
 def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, pvec: shuffle_sum.PVecParams,
         rng: np.random.Generator, call_eps: float | None = None, call_delta: float | None = None,
         release: Callable[[np.ndarray], np.ndarray] | None = None, groups: int = 1, M_range=None,
-        grad_F=None) -> RunOutput:
+        grad_F=None, group_radius: tuple[float, ...] | None = None,
+        group_eta: tuple[float, ...] | None = None) -> RunOutput:
     """P_GD: T rounds, every user (of the current group) in every round, the clipped gradients summed by P_VEC (the
     analyzer sees only the counts). ``groups`` > 1: Lemma B.7's reduction, P_GD on each of ``groups`` disjoint groups
-    of floor(n/groups) users in turn. ``release`` replaces P_VEC (tests only). Output: the average of theta_0 ..
+    of floor(n/groups) users in turn. ``group_radius`` / ``group_eta`` (one per group, both or neither): the shrinking
+    domains of the reduction, group k projecting onto Theta intersected with the ball of radius group_radius[k]
+    around its starting point (the previous group's output; w0 for the first) and stepping with group_eta[k]; None:
+    every group on Theta with ``eta``. ``release`` replaces P_VEC (tests only). Output: the average of theta_0 ..
     theta_{T-1} of the (last) group's run."""
     if records.N != 1:
         raise ValueError(f"P_GD runs on one pool of n users (N = 1), not N = {records.N} silos")
+    if (group_radius is None) != (group_eta is None):
+        raise ValueError("group_radius and group_eta go together (the shrinking domains)")
+    for per in (group_radius, group_eta):
+        if per is not None and len(per) != groups:
+            raise ValueError(f"{len(per)} per-group values for {groups} groups")
     trials, n, d = records.trials, records.n, records.d
     size = n // groups
     send = release or (lambda g: shuffle_sum.pvec(g, pvec, rng))
@@ -84,6 +128,7 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
         X, y = X[:, 0], y[:, 0]                                             # (trials, size, d), (trials, size)
         xsq = np.einsum("tnd,tnd->tn", X, X)
         avg = np.zeros((trials, d))
+        centre = w.copy()                                                   # this group's starting point
         for t in range(T):
             avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
             g = loss.record_grads(w, X, y, xsq)
@@ -92,13 +137,17 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
             total = send(g)                                                 # the server's estimate of the sum
             err = total - g.sum(axis=1)
             err_sq += np.einsum("td,td->t", err, err)
-            w = mechanisms.project_ball(w - eta * total / size, radius)   # descent step (see the docstring)
+            if group_radius is None or group_eta is None:
+                w = mechanisms.project_ball(w - eta * total / size, radius)   # descent step (see the docstring)
+            else:
+                w = project_ball_pair(w - group_eta[k] * total / size, radius, centre, group_radius[k])
         w = avg                                                             # the next group starts at this output
     uses = joined.max(axis=1)
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=size, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=groups * T, max_record_uses=int(uses.max()),
-                              sampling="all_users", call_epsilon=call_eps, call_delta=call_delta)
+                              sampling="all_users", call_epsilon=call_eps, call_delta=call_delta,
+                              calibrated_by=pvec.calibrated_by, calibrated_calls=pvec.calibrated_calls)
     rounds = groups * T
     in_groups = joined[:, :groups * size]
     return RunOutput(w=w, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d), grad_err=None,

@@ -62,6 +62,7 @@ class PVecParams:
     eps: float | None = None   # the (eps, delta) Thm 3.2 calibrated the call for (None: built by hand)
     delta: float | None = None
     calibrated_by: str | None = None   # not Thm 3.2's: the accountant whose smallest certified noise this is
+    calibrated_calls: int = 1          # the calls one user joins that calibration composed (P_GD's accountant: T)
 
 
 def thm32(*, n: int, d: int, eps: float, delta: float, Delta2: float) -> PVecParams:

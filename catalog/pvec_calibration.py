@@ -1,4 +1,4 @@
-"""P_VEC calibrated by our accountant (the ``accountant`` variants of seed 000's P_SGD and P_AGD): the smallest
+"""P_VEC calibrated by our accountant (the ``accountant`` variants of seed 000's P_SGD, P_AGD and P_GD): the smallest
 binomial noise whose epsilon, computed by the bucketed PLD accountant of P_VEC's canaries
 (verifiers/accountants/binomial_bucketed.py), is at most the claim at the claimed delta.
 
@@ -18,6 +18,14 @@ from_two_probability_mass_functions, and the exact hockey-stick for the one-coor
 a different computation (no buckets, no saddle-point masses). The bucketed route over-states by at most 5%, so the
 judge finds epsilon at 0.95-1 of the claim when the calibration is right. Both rest on the canaries, which are
 candidate neighbours (a lower bound on the worst case, near it in the Gaussian limit), not on Thm 3.2's proof.
+
+P_GD (``calibrate_composed``, variants ``accountant`` / ``fkt_accountant`` of catalog/shuffle_000_gd.py): every user
+joins all T P_VEC calls of its run (of its group, for the reduction), so the calibrated quantity is the canaries'
+epsilon at the claim's delta of the T-fold composition (each canary's pairs composed T times: the calls use
+independent randomness), found the same way (bucketed route, one eps_c for all T calls); the judge is the exact
+per-count PLD composed over the calls the run reports (binomial_privacy.table_pld_epsilon). This replaces Lemma
+B.6's per-round (eps/(2 sqrt(2T ln(1/delta))), delta/(T+1)) and advanced composition, whose slack (P_VEC's per call
+times advanced composition's) is 15000-19000x in epsilon at the paper's constants.
 """
 from __future__ import annotations
 
@@ -33,20 +41,26 @@ CALIBRATOR = ("the bucketed PLD accountant of P_VEC's canaries (verifiers/accoun
               "bound on their exact epsilon, over-stating by <= 5%)")
 REL_TOL = 1e-3                  # bisection: eps_c within 0.1% of the largest the accountant accepts
 EPS_C_MAX = 1e6
+SECANT_STEPS = 8                # calibrate_composed: secant iterations (2-4 reach SECANT_TOL here)
+SECANT_TOL = 2e-3                # |log eps(x) - log eps| at which the secant stops (the bucketed epsilon's own jitter
+                                # between neighbouring eps_c, from Lemma 3.1's integer b and the loss grid, is ~3e-3)
+BRACKET_STEPS = 20              # calibrate_composed: steps of REL_TOL allowed while checking the final bracket
 
 
-def _params(n: int, d: int, eps_c: float, delta: float, Delta2: float) -> shuffle_sum.PVecParams:
-    """P_VEC at Thm A.6's g and delta_hat, Lemma 3.1's b and p at the per-coordinate epsilon eps_c."""
+def _params(n: int, d: int, eps_c: float, delta: float, Delta2: float, calls: int = 1) -> shuffle_sum.PVecParams:
+    """P_VEC at Thm A.6's g and delta_hat, Lemma 3.1's b and p at the per-coordinate epsilon eps_c; ``calls``: the
+    P_VEC calls one user joins that the calibration composed (P_GD: all T rounds)."""
     g = math.ceil(max(2 * Delta2 * math.sqrt(n), math.sqrt(d), 4) - 1e-12)
     delta_hat = delta / (d + 1)
     one = shuffle_sum.lemma31(n=n, eps=eps_c, delta=delta_hat, Delta=2 * Delta2, g=g)
-    return shuffle_sum.PVecParams(one, Delta2, eps_c, delta_hat, None, None, CALIBRATOR)
+    return shuffle_sum.PVecParams(one, Delta2, eps_c, delta_hat, None, None, CALIBRATOR, calls)
 
 
-def accountant_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float) -> float:
-    """The calibrating accountant: the bucketed PLD epsilon at delta of one P_VEC call on n users, worst canary."""
+def accountant_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float, calls: int = 1) -> float:
+    """The calibrating accountant: the bucketed PLD epsilon at delta of ``calls`` P_VEC calls on n users (the calls
+    one user joins, independent randomness: each canary's pairs composed ``calls`` times), worst canary."""
     m = n * pv.one_d.b
-    return max(binomial_bucketed.epsilon(m, pv.one_d.p, dict(Counter(pairs)), delta)
+    return max(binomial_bucketed.epsilon(m, pv.one_d.p, dict(Counter(pairs * calls)), delta)
                for pairs in binomial_privacy.pvec_canaries(d, pv.one_d.g).values())
 
 
@@ -69,6 +83,66 @@ def calibrate(n: int, d: int, eps: float, delta: float, Delta2: float) -> shuffl
         else:
             hi = mid
     return _params(n, d, lo, delta, Delta2)
+
+
+def _one_coordinate_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float, calls: int) -> float:
+    """The bucketed epsilon of the one-coordinate canary alone (Delta_2 e_1 vs -Delta_2 e_1), composed ``calls``
+    times: the cheap part of ``accountant_epsilon`` (one pair instead of d), which the bisection below steers by."""
+    pairs = binomial_privacy.pvec_canaries(d, pv.one_d.g)["Delta_2 e_1 vs -Delta_2 e_1"]
+    return binomial_bucketed.epsilon(n * pv.one_d.b, pv.one_d.p, dict(Counter(pairs * calls)), delta)
+
+
+@lru_cache(maxsize=256)
+def calibrate_composed(n: int, d: int, eps: float, delta: float, Delta2: float, calls: int,
+                       delta_call: float) -> shuffle_sum.PVecParams:
+    """The smallest P_VEC noise (largest eps_c) whose calibrating-accountant epsilon at delta, composed over the
+    ``calls`` P_VEC calls every user joins, is <= eps (P_GD's T rounds). Lemma 3.1's b and p are written at the
+    per-call delta_hat = delta_call/(d+1) (Algorithm 5's delta/(T+1) per call); only eps_c sets the noise.
+
+    Search: the Gaussian limit of the composition (binomial_bucketed.gaussian_guess, a scale, not a bound) places
+    eps_c within a few percent; from there secant steps on log epsilon vs log eps_c (nearly linear) steered by the
+    one-coordinate canary (the worse of the two here, and d times cheaper) find the crossing; the result is the
+    largest eps_c of a bracket [x, x (1 + REL_TOL)] the accountant checks at both ends (x accepted by both canaries,
+    x (1 + REL_TOL) refused), so it is within REL_TOL of the smallest noise the accountant accepts."""
+    def full(x: float) -> float:
+        return accountant_epsilon(n, d, _params(n, d, x, delta_call, Delta2, calls), delta, calls)
+
+    def cheap(x: float) -> float:
+        return _one_coordinate_epsilon(n, d, _params(n, d, x, delta_call, Delta2, calls), delta, calls)
+
+    def gauss(x: float) -> float:
+        pv = _params(n, d, x, delta_call, Delta2, calls)
+        pairs = binomial_privacy.pvec_canaries(d, pv.one_d.g)["Delta_2 e_1 vs -Delta_2 e_1"]
+        return binomial_bucketed.gaussian_guess(n * pv.one_d.b, pv.one_d.p, dict(Counter(pairs * calls)), delta)
+
+    lo, hi = 1e-6, 1.0
+    while gauss(hi) <= eps:
+        hi *= 2
+        if hi > EPS_C_MAX:
+            raise ValueError(f"no noise level reaches eps = {eps:g} below eps_c = {EPS_C_MAX:g}")
+    while hi / lo > 1.01:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if gauss(mid) <= eps else (lo, mid)
+    # secant on (log x, log f(x)) towards log eps, from the Gaussian guess and 3% below it
+    x0, x1 = lo, 0.97 * lo
+    f0, f1 = math.log(cheap(x0)), math.log(cheap(x1))
+    for _ in range(SECANT_STEPS):
+        if abs(f1 - math.log(eps)) < SECANT_TOL or f1 == f0:
+            break
+        x2 = math.exp(math.log(x1) + (math.log(eps) - f1) * (math.log(x1) - math.log(x0)) / (f1 - f0))
+        x0, f0, x1, f1 = x1, f1, x2, math.log(cheap(x2))
+    x = x1 / (1 + REL_TOL / 2)
+    for _ in range(BRACKET_STEPS):      # the bracket: x accepted by the full accountant, x (1 + REL_TOL) refused
+        if full(x) > eps:
+            x /= 1 + REL_TOL
+        elif cheap(x * (1 + REL_TOL)) <= eps and full(x * (1 + REL_TOL)) <= eps:
+            # the cheap canary accepting is not enough where another canary is worse by a hair (d = 2, n = 500,
+            # eps = 0.5, T = 72: 0.4628 vs 0.4626), else the bracket cycles between x and x (1 + REL_TOL)
+            x *= 1 + REL_TOL
+        else:
+            return _params(n, d, x, delta_call, Delta2, calls)
+    raise ValueError(f"P_VEC's calibration over {calls} calls did not settle within {BRACKET_STEPS} steps at "
+                     f"eps = {eps:g}")
 
 
 def pvec_for(variant: str, b: int, d: int, eps: float, delta: float,

@@ -148,20 +148,28 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
     return composed_epsilon((part(pr, count) for pr, count in counts.items()), delta)
 
 
-def table_pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float) -> float:
+def table_pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, composed_scale: bool = False) -> float:
     """The same quantity as ``pld_epsilon`` (every count of the window tabulated, pessimistic rounding of each
     count's privacy loss up to the grid), with the rounding and the accumulation vectorised in numpy instead of
     dp-accounting's dict-based constructor: seconds instead of minutes for windows of 10^6 counts and more. The
     judge of the accountant-calibrated P_VEC (accountants/pvec.py), whose calibrator is the bucketed accountant
     (binomial_bucketed.py: buckets of counts, saddle-point masses); the interval is a hundredth of the result's scale
     divided by the number of pairs, as in ``pld_epsilon``. The window is +-TABLE_SD standard
-    deviations (the binomial's mass outside, below 10^-30, is charged to delta in full as everywhere here)."""
+    deviations (the binomial's mass outside, below 10^-30, is charged to delta in full as everywhere here).
+
+    ``composed_scale``: the result's scale is that of the whole composition (the classic Gaussian epsilon of the
+    l_2 norm of all the pairs' shifts in standard deviations), not of its largest pair: for many composed pairs (P_GD,
+    a user in all T calls: T d pairs) the per-pair scale would make the grid ~sqrt(T d) times finer than the 1%
+    the rounding needs, and the composed distribution too large to hold. The bound on the rounding (one interval per
+    composed pair, a hundredth of the scale over all of them) is the same either way."""
     counts = Counter(pairs)
     tables = {pr: _pair_logpmfs(m, p, pr, TABLE_SD) for pr in counts}
     # the scale of the result, for the discretisation only: the classic Gaussian-mechanism epsilon of the largest
     # shift in standard deviations (within ~30% of the exact value here; a wrong scale costs accuracy, never safety:
     # the rounding is pessimistic whatever the interval)
-    shift = max(pr.c_prime - pr.c for pr in counts) / math.sqrt(m * p * (1 - p))
+    sd = math.sqrt(m * p * (1 - p))
+    shift = (math.sqrt(sum(k * (pr.c_prime - pr.c) ** 2 for pr, k in counts.items())) if composed_scale else
+             max(pr.c_prime - pr.c for pr in counts)) / sd
     guess = shift * math.sqrt(2 * math.log(1.25 / delta))
     interval = min(1e-4, max(guess, 1e-9) / (100 * len(pairs)))
 

@@ -145,3 +145,21 @@ def test_one_phase_with_too_little_noise_fails_privacy(monkeypatch):
     res = runner.run_spec(_tiny_smooth())
     priv = next(c for c in res["checks"] if c["id"] == "privacy")
     assert priv["verdict"] == "fail" and priv["rows"][0]["epsilon_accountant"] > 2 * priv["rows"][0]["epsilon_target"]
+
+
+def test_phases_that_do_not_shrink_leave_the_rate_checks_inapplicable():
+    """Planted fault (reviewer): at a tiny lambda the recursion keeps D_i = D in every phase, smooth or not; then
+    shrinking_domain is 0 and Thm 4.8's SHRINKING condition fails, so neither rate check applies."""
+    import math
+
+    from catalog import ALGORITHMS
+    from verifiers.theorems.shuffle_000_agd import SHRINKING
+
+    entry = ALGORITHMS.get("shuffle_agd_sc")
+    c = {"n": 50000.0, "d": 10.0, "L": 1.0, "D": 4.0, "mu": 1e-6, "eps0": 0.5, "delta0": 1e-6}
+    for beta in (1.0, math.inf):
+        res = entry.resolve(dict(c, beta=beta), "accountant_shrinking", {"k": 4})
+        assert res.params["D_last_phase"] == c["D"] and res.params["shrinking_domain"] == 0
+        assert not SHRINKING.holds(res.params)
+        shrinking = entry.resolve(dict(c, beta=beta, mu=0.1), "accountant_shrinking", {"k": 4})
+        assert shrinking.params["shrinking_domain"] == 1 and SHRINKING.holds(shrinking.params)

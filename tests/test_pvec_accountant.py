@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 
 import numpy as np
 import pytest
@@ -89,15 +90,17 @@ def test_a_user_in_two_calls_is_not_covered_by_the_calibration():
 @pytest.mark.slow
 def test_without_p_vecs_noise_the_privacy_term_rate_does_not_pass(monkeypatch):
     """shuffle_agd_acc_eps's rate_eps (Thm 4.3's eps^(-4/5)) with P_VEC replaced by the exact sum (same b, T, L_t):
-    the noiseless risk is 10-100x lower and does not fall with eps, so the check cannot pass; the noisy quick run
-    passes (tests/test_spec_suite.py runs it against expect_quick)."""
+    the noiseless risk is 10-100x lower and goes up and down in eps (AC-SA's own bias at 11-25 rounds: under the
+    SFC64 streams its fitted slope is about -0.95 but its CI spans about 4, e.g. -3.0 .. 1.1 at 4 trials), so the
+    check cannot pass; the noisy quick run passes (tests/test_spec_suite.py runs it against expect_quick)."""
     monkeypatch.setattr(shuffle_sum, "pvec", lambda x, prm, rng: x.sum(axis=-2))
     r = copy.deepcopy(raw("shuffle_agd_acc_eps"))
     r["trials"], r["expect"], r["expect_quick"] = 4, {}, {}
     res = runner.run_spec(spec_mod.parse(r, "noiseless"))
     rate = next(c for c in res["checks"] if c["id"] == "rate_eps")
-    assert rate["verdict"] != "pass"
-    assert not math.isnan(rate["measured"]) and rate["measured"] > -0.7
+    assert rate["verdict"] != "pass" and not math.isnan(rate["measured"])
+    low, high = (float(x) for x in re.search(r"CI (-?[\d.]+) \.\. (-?[\d.]+)", rate["summary"]).groups())
+    assert high - low > 2.0 and high > -0.7                      # scattered: the upper end is above the pass limit
 
 
 def test_shrinking_phases_set_beta_and_lt_from_the_proofs_d_i():

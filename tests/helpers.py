@@ -40,3 +40,18 @@ def tiny_mbsgd(audit: bool = False, **over) -> spec_mod.Spec:
 
 def verdicts(results: dict) -> dict[str, str]:
     return {c["id"]: c["verdict"] for c in results["checks"]}
+
+
+def plant_noise_twice_too_small(monkeypatch) -> None:
+    """The planted fault of the accountant-calibrated P_GD tests: every composed calibration returns P_VEC at twice
+    the per-coordinate eps_c it found (the noise's scale about halved)."""
+    from catalog import pvec_calibration
+
+    real = pvec_calibration.calibrate_composed
+
+    def too_large_eps_c(n, d, eps, delta, Delta2, calls, delta_call):
+        pv = real(n, d, eps, delta, Delta2, calls, delta_call)
+        return pvec_calibration._params(n, d, 2 * pv.eps_hat, delta_call, Delta2, calls)
+
+    monkeypatch.setattr(pvec_calibration, "calibrate_composed", too_large_eps_c)
+

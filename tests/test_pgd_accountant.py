@@ -10,7 +10,7 @@ from algorithms import shuffle_gd, shuffle_sum
 from algorithms.events import ShuffleSumRelease
 from catalog import ALGORITHMS, pvec_calibration
 from engine.kinds.learning import runner
-from tests.helpers import _tiny, verdicts
+from tests.helpers import _tiny, plant_noise_twice_too_small, verdicts
 from verifiers.accountants import binomial_privacy, pvec
 
 N, D, DELTA, L = 1000, 4, 1e-6, 1.6
@@ -90,13 +90,7 @@ def test_a_noise_twice_too_small_is_caught_by_the_privacy_check(monkeypatch):
     row = privacy["rows"][0]
     assert row["max_record_uses"] == row["calibrated_calls_per_user"] > 1
     assert 0.9 * row["epsilon_target"] < row["epsilon_accountant"] <= row["epsilon_target"]
-    real = pvec_calibration.calibrate_composed
-
-    def too_large_eps_c(n, d, eps, delta, Delta2, calls, delta_call):   # the fault: eps_c 2x the calibrated one
-        pv = real(n, d, eps, delta, Delta2, calls, delta_call)
-        return pvec_calibration._params(n, d, 2 * pv.eps_hat, delta_call, Delta2, calls)
-
-    monkeypatch.setattr(pvec_calibration, "calibrate_composed", too_large_eps_c)
+    plant_noise_twice_too_small(monkeypatch)                       # the fault: eps_c 2x the calibrated one
     res = runner.run_spec(_tiny_pgd())
     assert verdicts(res)["privacy"] == "fail"
     row = next(c for c in res["checks"] if c["id"] == "privacy")["rows"][0]

@@ -18,7 +18,7 @@ from catalog import ALGORITHMS, pvec_calibration
 from catalog import shuffle_000_gd as cat
 from catalog.base import ResolutionError
 from engine.kinds.learning import runner
-from tests.helpers import _tiny, verdicts
+from tests.helpers import _tiny, plant_noise_twice_too_small, verdicts
 from verifiers.theorems.shuffle_000_agd import SHRINKING
 from verifiers.theorems.shuffle_000_gd import THM49_SC
 
@@ -164,12 +164,6 @@ def test_domains_that_do_not_shrink_leave_the_rate_check_inapplicable(monkeypatc
 def test_a_noise_twice_too_small_is_caught_by_the_privacy_check(monkeypatch):
     clean = runner.run_spec(_tiny_sc())
     assert verdicts(clean)["privacy"] == "pass"
-    real = pvec_calibration.calibrate_composed
-
-    def too_large_eps_c(n, d, eps, delta, Delta2, calls, delta_call):   # the fault: eps_c 2x the calibrated one
-        pv = real(n, d, eps, delta, Delta2, calls, delta_call)
-        return pvec_calibration._params(n, d, 2 * pv.eps_hat, delta_call, Delta2, calls)
-
-    monkeypatch.setattr(pvec_calibration, "calibrate_composed", too_large_eps_c)
+    plant_noise_twice_too_small(monkeypatch)                       # the fault: eps_c 2x the calibrated one
     res = runner.run_spec(_tiny_sc())
     assert verdicts(res)["privacy"] == "fail"

@@ -24,11 +24,16 @@ def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) 
     return out
 
 
+def random_order(rng: np.random.Generator, shape: tuple[int, ...], n: int) -> np.ndarray:
+    """A uniformly random order of {0..n-1} per cell: (*shape, n) (the ranks of n i.i.d. uniforms)."""
+    return np.argsort(rng.random(shape + (n,)), axis=-1)
+
+
 def disjoint_batches(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int, R: int) -> np.ndarray:
     """R disjoint batches of K records per cell (one pass over a random order): (R, *shape, K)."""
     if R * K > n:
         raise ValueError(f"R*K = {R}*{K} exceeds n={n}: one-pass batches cannot be disjoint")
-    order = np.argsort(rng.random(shape + (n,)), axis=-1)[..., : R * K]   # a uniformly random order
+    order = random_order(rng, shape, n)[..., : R * K]
     return np.moveaxis(order.reshape(shape + (R, K)), -2, 0)
 
 

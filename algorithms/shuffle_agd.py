@@ -99,35 +99,50 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
         ph_loss = loss if phase_beta_s is None else dataclasses.replace(loss, beta_s=phase_beta_s[phase])
         theta = ag.copy()                                       # theta_1 = theta_1^ag = the previous output
         for t in range(T):
-            a = alpha[t]
-            md = a * theta + (1 - a) * ag
-            X, y = records.take(batches[phase * T + t])
-            X, y = X[:, 0], y[:, 0]                             # (trials, b, d), (trials, b)
-            g = ph_loss.record_grads(md, X, y)
-            g = clip_l2(g, L_clip)
-            total = release(g)                                  # the analyzer's estimate of the batch's sum
-            err = total - g.sum(axis=1)
-            err_sq += np.einsum("td,td->t", err, err)
-            gbar = total / b
-            if grad_err is not None:
-                diff = gbar - grad_F(md)
-                grad_err += np.einsum("td,td->t", diff, diff)
-            theta = mechanisms.project_ball(theta - gbar / Lt[t], radius)
-            ag = a * theta + (1 - a) * ag
+            theta, ag = _round(records, ph_loss, batches[phase * T + t], theta, ag, alpha[t], Lt[t], L_clip, radius,
+                               release, grad_F, err_sq, grad_err)
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=rounds, max_record_uses=int(uses.max()),
                               call_epsilon=None if pvec.calibrated_by else claim[0],
                               call_delta=None if pvec.calibrated_by else claim[1], calibrated_by=pvec.calibrated_by)
-    return RunOutput(w=ag, events=(event,), noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
+    return _output(ag, (event,), err_sq, grad_err, rounds, uses)
+
+
+def _round(records: Records, loss, batch: np.ndarray, theta: np.ndarray, ag: np.ndarray, a: float, Lt: float,
+           L_clip: float, radius: float, release: Callable[[np.ndarray], np.ndarray], grad_F, err_sq: np.ndarray,
+           grad_err: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """One AC-SA round of P_AGD on the batch's users (trials, 1, b): the clipped gradients at theta^md summed by
+    ``release`` (P_VEC), the release's error (and the oracle's, with grad_F) added to the running sums in place;
+    the next (theta, theta^ag)."""
+    md = a * theta + (1 - a) * ag
+    X, y = records.take(batch)
+    X, y = X[:, 0], y[:, 0]                                     # (trials, b, d), (trials, b)
+    g = loss.record_grads(md, X, y)
+    g = clip_l2(g, L_clip)
+    total = release(g)                                          # the analyzer's estimate of the batch's sum
+    err = total - g.sum(axis=1)
+    err_sq += np.einsum("td,td->t", err, err)
+    gbar = total / batch.shape[-1]
+    if grad_err is not None:
+        diff = gbar - grad_F(md)
+        grad_err += np.einsum("td,td->t", diff, diff)
+    theta = mechanisms.project_ball(theta - gbar / Lt, radius)
+    return theta, a * theta + (1 - a) * ag
+
+
+def _output(ag: np.ndarray, events: tuple, err_sq: np.ndarray, grad_err: np.ndarray | None, rounds: int,
+            uses: np.ndarray) -> RunOutput:
+    trials, d = ag.shape
+    return RunOutput(w=ag, events=events, noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
                      grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
                      silo_rounds=np.full(trials, rounds), record_uses=uses,
                      extra={"sum_error_sq": err_sq / max(rounds, 1)})
 
 
 def user_order(rng: np.random.Generator, trials: int, n: int) -> np.ndarray:
-    """A uniformly random order of the n users per trial: (trials, 1, n)."""
-    return np.argsort(rng.random((trials, 1, n)), axis=-1)
+    """A uniformly random order of the n users per trial: (trials, 1, n) (the tests plant faults here)."""
+    return sampling.random_order(rng, (trials, 1), n)
 
 
 def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...], K: tuple[float, ...],
@@ -163,27 +178,16 @@ def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...
     for j in range(phases):
         Lt, alpha = schedule(T[j], K[j])
         theta = ag.copy()                                       # theta_1 = theta_1^ag = the previous output
+        def send(g: np.ndarray, pv: shuffle_sum.PVecParams = pvec[j]) -> np.ndarray:   # phase j's P_VEC
+            return release(g, pv)
+
         for t in range(T[j]):
-            a = alpha[t]
-            md = a * theta + (1 - a) * ag
-            X, y = records.take(batches[j][t])
-            g = clip_l2(loss.record_grads(md, X[:, 0], y[:, 0]), L_clip)
-            total = release(g, pvec[j])                         # the analyzer's estimate of the batch's sum
-            err = total - g.sum(axis=1)
-            err_sq += np.einsum("td,td->t", err, err)
-            gbar = total / b[j]
-            if grad_err is not None:
-                diff = gbar - grad_F(md)
-                grad_err += np.einsum("td,td->t", diff, diff)
-            theta = mechanisms.project_ball(theta - gbar / Lt[t], radius)
-            ag = a * theta + (1 - a) * ag
+            theta, ag = _round(records, loss, batches[j][t], theta, ag, alpha[t], Lt[t], L_clip, radius, send,
+                               grad_F, err_sq, grad_err)
     most = int(uses.max())
     events = tuple(ShuffleSumRelease(users_per_call=bj, dimension=d, grid=pv.one_d.g, trials_per_user=pv.one_d.b,
                                      p=pv.one_d.p, Delta2=pv.Delta2, rounds=Tj, max_record_uses=most,
                                      call_epsilon=None if pv.calibrated_by else claim[0],
                                      call_delta=None if pv.calibrated_by else claim[1], calibrated_by=pv.calibrated_by)
                    for bj, Tj, pv in zip(b, T, pvec))
-    return RunOutput(w=ag, events=events, noise_sq=err_sq, noise_coords=np.full(trials, rounds * d),
-                     grad_err=None if grad_err is None else grad_err / max(rounds, 1), rounds=rounds,
-                     silo_rounds=np.full(trials, rounds), record_uses=uses,
-                     extra={"sum_error_sq": err_sq / max(rounds, 1)})
+    return _output(ag, events, err_sq, grad_err, rounds, uses)

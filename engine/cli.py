@@ -364,27 +364,32 @@ def cmd_run(args) -> int:
     specs = [kinds.load(p) for p in paths]          # every spec valid before the first runs
     if args.jobs > 1:
         return _run_at_once(paths, specs, args)
-    rows, worst = [], 0
+    rows: list[tuple] = []
     for path, spec in zip(paths, specs):
         t0 = time.perf_counter()
         _last_verdicts.pop(spec.name, None)        # a run that ends before its results leaves no stale verdicts
         code = run_one(argparse.Namespace(**{**vars(args), "spec": str(path)}))
         if code >= 128:                             # interrupted: what finished is kept; stop here
             return code
-        got = _last_verdicts.get(spec.name, {})
-        want = {cid: (spec.expect_quick.get(cid, spec.expect.get(cid)) if args.quick else spec.expect.get(cid))
+        rows.append((spec, _last_verdicts.get(spec.name, {}), time.perf_counter() - t0))
+    return _verdict_table(rows, args.quick, f"{sum(r[2] for r in rows) / 60:.1f} min")
+
+
+def _verdict_table(rows: list[tuple], quick: bool, took: str) -> int:
+    """The table that ends a run of several specs, one row per (spec, its verdicts, seconds): each spec's verdicts
+    against its expect (expect_quick first in --quick mode); 0 when every one is as recorded, else 1."""
+    print(f"\n{'spec':<40} {'verdicts':<40} {'as expected':<12} seconds")
+    differ = 0
+    for spec, got, secs in rows:
+        want = {cid: (spec.expect_quick.get(cid, spec.expect.get(cid)) if quick else spec.expect.get(cid))
                 for cid in got}
         same = "yes" if got and got == want else "NO"
-        worst = max(worst, 0 if same == "yes" else 1)
-        rows.append((spec.name, ", ".join(f"{v} {k}" for k, v in _counts(got).items()), same,
-                     time.perf_counter() - t0))
-    print(f"\n{'spec':<40} {'verdicts':<40} {'as expected':<12} seconds")
-    for name, counts, same, secs in rows:
-        print(f"{name:<40} {counts:<40} {same:<12} {secs:.1f}")
-    print(f"{len(rows)} specs in {sum(r[3] for r in rows) / 60:.1f} min; "
-          + ("every one as its expect records" if worst == 0 else
-             f"{sum(r[2] == 'NO' for r in rows)} differ from their expect"))
-    return worst
+        differ += same == "NO"
+        counts = ", ".join(f"{v} {k}" for k, v in _counts(got).items())
+        print(f"{spec.name:<40} {counts:<40} {same:<12} {secs:.1f}")
+    print(f"{len(rows)} specs in {took}; "
+          + ("every one as its expect records" if not differ else f"{differ} differ from their expect"))
+    return 1 if differ else 0
 
 
 _last_verdicts: dict[str, dict[str, str]] = {}      # each spec's verdicts as run_one finished it (for cmd_run's table)
@@ -427,14 +432,7 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
         raise spec_mod.SpecError("command line", "--jobs", f"specs named {', '.join(twice)} more than once would write "
                                                           f"the same results at once; give each once")
     if not args.no_cache:                              # a bad or locked store: one line now, not once per child
-        from engine.store import Store, StoreError
-
-        try:
-            Store(args.store).close()
-        except StoreError as e:
-            raise spec_mod.SpecError("command line", "--store", str(e)) from None
-        except OSError as e:
-            raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
+        _open_store(args.store).close()
     jobs = min(args.jobs, len(paths))
     workers = max(1, (args.workers or os.cpu_count() or 1) // jobs)
     child_args = {**vars(args), "workers": workers, "quiet": True,
@@ -506,23 +504,10 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
     if stopped is not None:
         print(f"stopped: {len(done)} of {len(paths)} specs ran", file=sys.stderr)
         return stopped
-    rows, worst = [], 0
-    for i, spec in enumerate(specs):
-        code, secs, got = done[i]
-        want = {cid: (spec.expect_quick.get(cid, spec.expect.get(cid)) if args.quick else spec.expect.get(cid))
-                for cid in got}
-        same = "yes" if got and got == want else "NO"
-        worst = max(worst, 0 if same == "yes" else 1)
-        rows.append((spec.name, ", ".join(f"{v} {k}" for k, v in _counts(got).items()), same, secs))
+    rows = [(spec, done[i][2], done[i][1]) for i, spec in enumerate(specs)]
     wall = time.perf_counter() - t_all
-    print(f"\n{'spec':<40} {'verdicts':<40} {'as expected':<12} seconds")
-    for name, counts, same, secs in rows:
-        print(f"{name:<40} {counts:<40} {same:<12} {secs:.1f}")
-    print(f"{len(rows)} specs in {wall / 60:.1f} min ({jobs} at a time, {workers} worker(s) each; "
-          f"{sum(r[3] for r in rows) / 60:.1f} min summed); "
-          + ("every one as its expect records" if worst == 0 else
-             f"{sum(r[2] == 'NO' for r in rows)} differ from their expect"))
-    return worst
+    return _verdict_table(rows, args.quick, f"{wall / 60:.1f} min ({jobs} at a time, {workers} worker(s) each; "
+                                            f"{sum(r[2] for r in rows) / 60:.1f} min summed)")
 
 
 def _echo(text: str, stream) -> None:
@@ -630,13 +615,27 @@ def _counts(verdicts: dict[str, str]) -> dict[str, int]:
     return out
 
 
+def _open_store(path: str):
+    """The result store at ``path``; one line naming --store when it is not ours, damaged, locked or cannot be
+    opened (the file untouched)."""
+    import sqlite3
+
+    from engine.store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as e:
+        raise spec_mod.SpecError("command line", "--store", str(e)) from None
+    except (OSError, sqlite3.Error) as e:
+        raise spec_mod.SpecError("command line", "--store", f"{path}: cannot be opened ({e})") from None
+
+
 def run_one(args) -> int:
     import signal
-    import sqlite3
 
     from engine import executors, kinds
     from engine.kinds.learning import runner
-    from engine.store import SCHEMA, Store, StoreError
+    from engine.store import SCHEMA, StoreError
 
     with executors.stoppable() as stop:           # SIGTERM stops a run as Ctrl-C does (issue 19)
         spec = kinds.load(args.spec)
@@ -655,12 +654,7 @@ def run_one(args) -> int:
             return _finish(spec, kind, results, args)
         if args.scheduler and args.executor != "dask":
             raise spec_mod.SpecError("command line", "--scheduler", "needs --executor dask")
-        try:
-            store = None if args.no_cache else Store(args.store)
-        except StoreError as e:                   # not ours, damaged, locked: one line, the file untouched
-            raise spec_mod.SpecError("command line", "--store", str(e)) from None
-        except (OSError, sqlite3.Error) as e:
-            raise spec_mod.SpecError("command line", "--store", f"{args.store}: cannot be opened ({e})") from None
+        store = None if args.no_cache else _open_store(args.store)
         if store is not None and store.migrated_from is not None:
             print(f"{args.store}: migrated from result-store schema {store.migrated_from} to {SCHEMA}",
                   file=sys.stderr)

@@ -59,9 +59,21 @@ def _params(n: int, d: int, eps_c: float, delta: float, Delta2: float, calls: in
 def accountant_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float, calls: int = 1) -> float:
     """The calibrating accountant: the bucketed PLD epsilon at delta of ``calls`` P_VEC calls on n users (the calls
     one user joins, independent randomness: each canary's pairs composed ``calls`` times), worst canary."""
-    m = n * pv.one_d.b
-    return max(binomial_bucketed.epsilon(m, pv.one_d.p, dict(Counter(pairs * calls)), delta)
-               for pairs in binomial_privacy.pvec_canaries(d, pv.one_d.g).values())
+    return max(_canary_epsilon(n, d, pv, delta, calls, name) for name in CANARIES)
+
+
+ONE_COORDINATE = "Delta_2 e_1 vs -Delta_2 e_1"      # binomial_privacy.pvec_canaries' one moving coordinate
+CANARIES = tuple(binomial_privacy.pvec_canaries(2, 4))   # the canaries' names (they depend on neither d nor g)
+
+
+def _canary_pairs(d: int, pv: shuffle_sum.PVecParams, calls: int, name: str) -> dict:
+    """The canary's pairs of counts, composed ``calls`` times, as binomial_bucketed takes them."""
+    return dict(Counter(binomial_privacy.pvec_canaries(d, pv.one_d.g)[name] * calls))
+
+
+def _canary_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float, calls: int, name: str) -> float:
+    """The bucketed PLD epsilon at delta of one canary over ``calls`` P_VEC calls on n users."""
+    return binomial_bucketed.epsilon(n * pv.one_d.b, pv.one_d.p, _canary_pairs(d, pv, calls, name), delta)
 
 
 @lru_cache(maxsize=256)
@@ -85,13 +97,6 @@ def calibrate(n: int, d: int, eps: float, delta: float, Delta2: float) -> shuffl
     return _params(n, d, lo, delta, Delta2)
 
 
-def _one_coordinate_epsilon(n: int, d: int, pv: shuffle_sum.PVecParams, delta: float, calls: int) -> float:
-    """The bucketed epsilon of the one-coordinate canary alone (Delta_2 e_1 vs -Delta_2 e_1), composed ``calls``
-    times: the cheap part of ``accountant_epsilon`` (one pair instead of d), which the bisection below steers by."""
-    pairs = binomial_privacy.pvec_canaries(d, pv.one_d.g)["Delta_2 e_1 vs -Delta_2 e_1"]
-    return binomial_bucketed.epsilon(n * pv.one_d.b, pv.one_d.p, dict(Counter(pairs * calls)), delta)
-
-
 @lru_cache(maxsize=256)
 def calibrate_composed(n: int, d: int, eps: float, delta: float, Delta2: float, calls: int,
                        delta_call: float) -> shuffle_sum.PVecParams:
@@ -104,16 +109,20 @@ def calibrate_composed(n: int, d: int, eps: float, delta: float, Delta2: float, 
     one-coordinate canary (the worse of the two here, and d times cheaper) find the crossing; the result is the
     largest eps_c of a bracket [x, x (1 + REL_TOL)] the accountant checks at both ends (x accepted by both canaries,
     x (1 + REL_TOL) refused), so it is within REL_TOL of the smallest noise the accountant accepts."""
-    def full(x: float) -> float:
-        return accountant_epsilon(n, d, _params(n, d, x, delta_call, Delta2, calls), delta, calls)
+    @lru_cache(maxsize=None)
+    def canary(x: float, name: str) -> float:     # each (eps_c, canary) accounted once, however often it is asked
+        return _canary_epsilon(n, d, _params(n, d, x, delta_call, Delta2, calls), delta, calls, name)
 
-    def cheap(x: float) -> float:
-        return _one_coordinate_epsilon(n, d, _params(n, d, x, delta_call, Delta2, calls), delta, calls)
+    def full(x: float) -> float:                  # accountant_epsilon's worst canary
+        return max(canary(x, name) for name in CANARIES)
+
+    def cheap(x: float) -> float:                 # the one-coordinate canary (one pair instead of d)
+        return canary(x, ONE_COORDINATE)
 
     def gauss(x: float) -> float:
         pv = _params(n, d, x, delta_call, Delta2, calls)
-        pairs = binomial_privacy.pvec_canaries(d, pv.one_d.g)["Delta_2 e_1 vs -Delta_2 e_1"]
-        return binomial_bucketed.gaussian_guess(n * pv.one_d.b, pv.one_d.p, dict(Counter(pairs * calls)), delta)
+        return binomial_bucketed.gaussian_guess(n * pv.one_d.b, pv.one_d.p, _canary_pairs(d, pv, calls, ONE_COORDINATE),
+                                                delta)
 
     lo, hi = 1e-6, 1.0
     while gauss(hi) <= eps:

@@ -19,6 +19,7 @@ A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 from llvmlite import ir
@@ -37,8 +38,7 @@ def _c(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
-@intrinsic
-def _prefetch(typingctx, arr, idx):
+def _prefetch_typing(typingctx, arr, idx):
     """LLVM's prefetch hint for the cache line of arr[idx] (read, keep in every cache level): the CPU starts loading
     it and goes on. It changes no value: a gather of rows scattered over a large data set (one record per silo and
     round, from gigabytes of records) otherwise waits for memory row after row. Measured on this machine (T = 40,
@@ -57,6 +57,9 @@ def _prefetch(typingctx, arr, idx):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+_prefetch: Callable[[np.ndarray, int], None] = intrinsic(_prefetch_typing)  # type: ignore[assignment]
 
 
 @njit(cache=True, inline="always")

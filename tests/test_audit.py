@@ -2,6 +2,8 @@
 the true epsilon), and the planted faults it must catch."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -116,6 +118,7 @@ def test_an_accountant_that_halves_the_sensitivity_is_caught_by_the_audit(monkey
     assert privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None).verdict == "pass"
     real = gaussian.noise_multiplier
     monkeypatch.setattr(gaussian, "noise_multiplier", lambda event, L: 2 * real(event, L))
+    point = dataclasses.replace(point)       # a fresh point: a point accounts its events once (Point.accounted)
     res = privacy_audit.privacy_audit(spec, isrl_004.PRIVACY_ONEPASS, [point], None)
     assert res.verdict == "fail" and "accountant" in res.summary
 

@@ -3,6 +3,7 @@ the Moreau-envelope path of Algorithm 2, and the checks' refusal to pass a vacuo
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -113,9 +114,9 @@ def test_a_vacuous_bound_is_inapplicable_never_pass():
     res = bound.bound(spec, isrl_004.LEMMA_D6_1, [pt], None)
     assert res.verdict == "inapplicable" and "vacuous" in res.summary
     small = {**params, "sigma": 0.01, "eta": 0.05, "R": 4000}          # bound 0.035 < sup_W F - F* = 0.2
-    below = checks.Point(**{**pt.__dict__, "params": small, "measurements": {"empirical_excess_risk": np.full(10, 0.01)}})
+    below = dataclasses.replace(pt, params=small, measurements={"empirical_excess_risk": np.full(10, 0.01)})
     assert bound.bound(spec, isrl_004.LEMMA_D6_1, [below], None).verdict == "pass"
-    above = checks.Point(**{**pt.__dict__, "params": small})             # measured 0.19 > 0.035
+    above = dataclasses.replace(pt, params=small)             # measured 0.19 > 0.035
     assert bound.bound(spec, isrl_004.LEMMA_D6_1, [above], None).verdict == "fail"
 
 

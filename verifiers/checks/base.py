@@ -33,6 +33,25 @@ class Point:
     # Carlo population risk) and 'solver_gap' (the certified error of the non-private optimum)
     systematic: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     audit: Mapping[str, Any] | None = None       # the privacy audit's result at this point (engine/kinds/learning/audit.py)
+    _accounted: dict = field(default_factory=dict, init=False, compare=False, repr=False)   # accounted()'s memo
+
+    def accounted(self) -> tuple[float, str]:
+        """(epsilon, accountant) of the point's events at its L and delta0, computed once per point: the privacy
+        accounting check and the audit's comparison both ask for it, and an RDP accounting of a subsampled release
+        takes about a second. The memo is keyed by the events, L and delta0, and a copy of the point
+        (dataclasses.replace) starts with none."""
+        from verifiers import accountants
+
+        L, delta = self.params["L"], self.params["delta0"]
+        key = (self.events, L, delta)
+        try:
+            return self._accounted[key]
+        except KeyError:
+            pass
+        except TypeError:                       # an unhashable event: not memoised
+            return accountants.epsilon(self.events, L=L, delta=delta)
+        value = self._accounted[key] = accountants.epsilon(self.events, L=L, delta=delta)
+        return value
 
 
 class CheckSpec(BaseModel):

@@ -29,7 +29,7 @@ def privacy_accounting(check: CheckSpec, thm: Theorem, points: list[Point], ctx:
     name = ""
     stated = thm.stated_epsilon
     for p in points:
-        eps, name = accountants.epsilon(p.events, L=p.params["L"], delta=p.params["delta0"])
+        eps, name = p.accounted()
         target = p.params["eps0"]       # the spec's, or the one the theorem states (resolved before the run)
         ok = eps <= target * (1 + 1e-9)
         verdict = verdict if ok else "fail"

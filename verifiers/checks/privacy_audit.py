@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from verifiers import accountants
 from verifiers.checks.base import (
     CheckKind,
     CheckResult,
@@ -33,7 +32,7 @@ def privacy_audit(check: CheckSpec, thm: Theorem, points: list[Point], ctx: Cont
         if "epsilon_claimed" in a:
             claimed, acc = a["epsilon_claimed"], a["epsilon_upper"]
         else:
-            acc, _ = accountants.epsilon(p.events, L=p.params["L"], delta=p.params["delta0"])
+            acc, _ = p.accounted()
             claimed = p.params["eps0"]
         lb = a["epsilon_lower"]
         if lb > claimed:

@@ -3,14 +3,17 @@ and every check of the committed reports cites claim ids the registry (verifiers
 reports/CLAIMS.md is the ledger of the committed reports."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from engine import ledger
+from engine import cli, ledger
 from engine.kinds import load
 from verifiers.checks.curves import DEFAULT_CLAIMS
 from verifiers.checks.mechanism import INVENTORY
@@ -100,8 +103,23 @@ def test_uncited_checks_are_listed(tmp_path):
     assert [u["check"] for u in uncited] == ["x"]
 
 
-def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine", "claims", *args], cwd=cwd, capture_output=True, text=True)
+def _cli(*args: str, cwd: Path = ROOT) -> SimpleNamespace:
+    """``python -m engine claims ARGS`` run in this process (the command's own entry point, run_main, with its
+    exit code and both streams; test_cli_end_to_end runs one as a separate process)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.run_main(["claims", *args])
+        except SystemExit as e:                      # argparse's own exits
+            code = e.code if isinstance(e.code, int) else 2
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def test_cli_end_to_end():
+    """The ledger command as a separate process: its counts on stdout, exit 0."""
+    out = subprocess.run([sys.executable, "-m", "engine", "claims", "--paper", "002"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert out.returncode == 0 and "002   all" in out.stdout, out.stderr
 
 
 def test_cli_counts_and_markdown(tmp_path):

@@ -49,9 +49,12 @@ def model(results: dict, trials: int, seed: int) -> list[dict]:
             stages, prox = convex_single_stage(R=R, beta=P["beta"], lam=lam, V2=P["V2"], D=2 * rho, prov={}), lam
         sd = math.sqrt(P["sigma"] ** 2 / M + P["phi2"] / (M * d))
         row = {"value": p["value"], "R": R, "measured": float(np.mean(p["measurements"]["empirical_excess_risk"]))}
+        def gradient(v: np.ndarray, sd: float = sd) -> np.ndarray:
+            return lam_h * (v - w_star) + sd * rng.standard_normal(v.shape)
+
         for name, radius in (("projected", rho), ("free", math.inf)):
             w = acsa.iterate(tuple(stages), mu=prox, lam=lam, radius=radius, w_ag=np.zeros((trials, d)),
-                             gradient=lambda v, sd=sd: lam_h * (v - w_star) + sd * rng.standard_normal(v.shape))
+                             gradient=gradient)
             risk = 0.5 * lam_h * ((w - w_star) ** 2).sum(axis=1)
             row[name], row[name + "_se"] = float(risk.mean()), float(risk.std(ddof=1) / math.sqrt(trials))
         rows.append(row)

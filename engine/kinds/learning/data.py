@@ -27,7 +27,9 @@ class Participation(Strict):
 
 
 MODE: Any = Field("sco", description="sco: every trial draws a fresh data set (population risk); "
-                                "erm: one data set per sweep point, shared by all trials (empirical risk)")
+                                "erm: one data set shared by all trials (empirical risk): a synthetic one "
+                                "is drawn per sweep point when the sweep changes the data (data.*), else once "
+                                "for the whole sweep")
 
 
 class SphereLinearData(Strict):
@@ -130,7 +132,7 @@ def _sphere_linear(data: SphereLinearData, lspec: Any, loss: LinearModelLoss, rh
         return Problem(loss, consts, prov, population=pop, population_risk=_exact(pop), grad_F=pop.grad_F,
                        note="SCO: every trial draws a fresh data set; population excess risk in closed form")
     X, y = pop.sample(point_rng, (data.N, data.n))
-    return erm_problem(loss, X, y, rho, consts, prov, population=pop, what="one synthetic data set per sweep point")
+    return erm_problem(loss, X, y, rho, consts, prov, population=pop, what="one synthetic data set")
 
 
 def _sphere_logistic(data: SphereLogisticData, lspec: Any, loss: LinearModelLoss, rho: float, base: dict,
@@ -146,7 +148,7 @@ def _sphere_logistic(data: SphereLogisticData, lspec: Any, loss: LinearModelLoss
              "phi2": "upper bound L^2 (no closed form)", "v2": "0 for i.i.d. silos, else the bound (2L)^2"}
     if data.mode == "erm":
         X, y = cpop.sample(point_rng, (data.N, data.n))
-        return erm_problem(loss, X, y, rho, consts, prov, population=cpop, what="one synthetic data set per sweep point")
+        return erm_problem(loss, X, y, rho, consts, prov, population=cpop, what="one synthetic data set")
     per_silo = -(-data.eval_records // data.N)
     Xe, ye = cpop.sample(np.random.default_rng([problem_seed, 2]), (data.N, per_silo))
     risk = DataSetRisk.build(loss, Xe.reshape(-1, data.d), ye.reshape(-1), rho)
@@ -242,15 +244,20 @@ class DataKind:
     build: Builder
     packaged: bool = False
     exact_gradient: bool = False
+    # mode erm draws its data set from ``point_rng``, a stream the engine chooses: the point's own when the sweep
+    # changes the data, else one for the whole sweep (engine/kinds/learning/runner.py: data_seed); the problem's
+    # note then says which
+    draws_erm_data: bool = False
     # floats one record holds (the runner's memory estimates): d, or m d for a user of m points
     record_floats: Callable[[Any], int] = lambda data: int(getattr(data, "d", 0) or 0)
 
 
 DATA_KINDS: Registry[DataKind] = Registry.of("data kind", ((k.name, k) for k in (
     DataKind("sphere_linear", "synthetic linear regression, x uniform on a sphere, closed-form population risk",
-             SphereLinearData, ("squared",), _sphere_linear, exact_gradient=True),
+             SphereLinearData, ("squared",), _sphere_linear, exact_gradient=True, draws_erm_data=True),
     DataKind("sphere_logistic", "synthetic logistic-model classification, population risk on a large independent "
-                                "sample", SphereLogisticData, ("logistic", "hinge"), _sphere_logistic),
+                                "sample", SphereLogisticData, ("logistic", "hinge"), _sphere_logistic,
+             draws_erm_data=True),
     DataKind("breast_cancer", "scikit-learn's bundled breast cancer data (569 records, d = 30), dealt to N silos; ERM",
              PackagedData, ("logistic", "hinge"), _packaged, packaged=True),
     DataKind("digits", "scikit-learn's bundled 8x8 digits (1797 records, d = 64, label: digit >= 5), dealt to N "

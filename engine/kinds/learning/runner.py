@@ -71,11 +71,20 @@ def problem_seed(seed: int) -> int:
     return int(np.random.SeedSequence(seed).spawn(1)[0].generate_state(1)[0])
 
 
+def data_seed(spec: Spec, seed: int, value: float | None) -> np.random.SeedSequence:
+    """The SeedSequence a point's synthetic ERM data set is drawn from: the point's own when the sweep changes the
+    data (a ``data.*`` field: n, d, N), else one for the whole sweep (the stream of the spec without a sweep), so
+    that points differing only in the privacy parameters or the algorithm see the same data set X and only the
+    algorithm's randomness differs between them (the ERM theorems are about one fixed X)."""
+    per_point = problem.data_per_point(spec)
+    return np.random.SeedSequence([seed, 2], spawn_key=(value_key(value if per_point else None),))
+
+
 @functools.lru_cache(maxsize=8)
 def _problem(spec_json: str, seed: int, value: float | None) -> tuple[Spec, problem.Problem]:
     """The learning problem of a point, built once per process (its optimum can take seconds)."""
     spec = validated(json.loads(spec_json))
-    data_rng = np.random.default_rng(np.random.SeedSequence([seed, 2], spawn_key=(value_key(value),)))
+    data_rng = np.random.default_rng(data_seed(spec, seed, value))
     return spec, problem.build(spec, problem_seed(seed), data_rng)
 
 
@@ -224,7 +233,9 @@ def point_key(spec: Spec, value: float | None, seed: int, needs: tuple[str, ...]
     dump = _point_spec(spec, value).model_dump(mode="json")
     dump.pop("sweep", None)
     dump.pop("checks", None)
-    return run_key(dump | {"needs": list(needs), "point_value": value}, seed, code)
+    # the swept field decides whether a synthetic ERM data set is the point's own or the sweep's (data_seed)
+    return run_key(dump | {"needs": list(needs), "point_value": value,
+                           "data_per_point": problem.data_per_point(spec)}, seed, code)
 
 
 @functools.lru_cache(maxsize=1)

@@ -38,8 +38,9 @@ class Point:
     def accounted(self) -> tuple[float, str]:
         """(epsilon, accountant) of the point's events at its L and delta0, computed once per point: the privacy
         accounting check and the audit's comparison both ask for it, and an RDP accounting of a subsampled release
-        takes about a second. The memo is keyed by the events, L and delta0, and a copy of the point
-        (dataclasses.replace) starts with none."""
+        takes about a second. The memo is keyed by the events, L and delta0 (a copy by dataclasses.replace starts
+        with none; copy.copy shares it, harmlessly, the key being the content). It cannot see an accountant patched
+        after a first call: a test that patches one must judge a fresh point (dataclasses.replace)."""
         from verifiers import accountants
 
         L, delta = self.params["L"], self.params["delta0"]

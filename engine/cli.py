@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from algorithms.registry import PluginError
-from engine import allocator
+from engine import allocator, threads
 from engine import specbase as spec_mod
 from engine.store import DEFAULT_PATH as DEFAULT_STORE
 
@@ -580,6 +580,7 @@ def _child_run(path: str, child_args: dict, out_fd: int, err_fd: int, send, pare
     if os.getppid() != parent:                      # the parent died before the death signal was armed
         os._exit(143)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})   # blocked by the parent's fork
+    threads.one_blas_thread()                       # --jobs' children share the cores: no BLAS threads on top
     sys.stdout.flush()
     sys.stderr.flush()
     os.dup2(out_fd, 1)

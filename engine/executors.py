@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from engine import allocator
+from engine import allocator, threads
 
 RETRIES = 2             # a unit whose worker died is run again this many times
 WATCH_SECONDS = 0.5     # how often a worker checks that its parent is still there
@@ -152,6 +152,7 @@ def _worker_init(parent: int) -> None:
     this worker's parent must have (0: unknown, a fork server's child)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     allocator.keep_freed_memory()                   # inherited through fork; a fork server's or spawned child sets it
+    threads.one_blas_thread()                       # one process per core: BLAS threads on top would oversubscribe
     if sys.platform.startswith("linux"):
         # SIGKILL this process when the thread that forked it ends (the pool's workers are started by the thread
         # that submits, here the one iterating run()): with its process, or if that thread alone exits

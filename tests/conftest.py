@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -8,6 +9,10 @@ if str(ROOT) not in sys.path:
 from engine.allocator import keep_freed_memory  # noqa: E402  (after the path set-up above)
 
 keep_freed_memory()     # as the command line does: the spec suite's in-process runs without per-round page faults
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    from engine.threads import one_blas_thread  # noqa: E402
+
+    one_blas_thread()   # one xdist worker per core, as the engine's own workers: no BLAS threads on top
 
 
 def _quick_cost(stem: str) -> float:

@@ -101,12 +101,18 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
         for t in range(T):
             theta, ag = _round(records, ph_loss, batches[phase * T + t], theta, ag, alpha[t], Lt[t], L_clip, radius,
                                release, grad_F, err_sq, grad_err)
-    one = pvec.one_d
-    event = ShuffleSumRelease(users_per_call=b, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
-                              Delta2=pvec.Delta2, rounds=rounds, max_record_uses=int(uses.max()),
-                              call_epsilon=None if pvec.calibrated_by else claim[0],
-                              call_delta=None if pvec.calibrated_by else claim[1], calibrated_by=pvec.calibrated_by)
-    return _output(ag, (event,), err_sq, grad_err, rounds, uses)
+    return _output(ag, (_release(pvec, b, d, rounds, int(uses.max()), claim),), err_sq, grad_err, rounds, uses)
+
+
+def _release(pv: shuffle_sum.PVecParams, users: int, d: int, rounds: int, most: int,
+             claim: tuple[float, float]) -> ShuffleSumRelease:
+    """The event of ``rounds`` P_VEC calls of ``users`` users at parameters ``pv``; ``most``: the most calls one user
+    joined over the run. A P_VEC calibrated by an accountant declares it and no per-call target (see ``run``)."""
+    one = pv.one_d
+    return ShuffleSumRelease(users_per_call=users, dimension=d, grid=one.g, trials_per_user=one.b, p=one.p,
+                             Delta2=pv.Delta2, rounds=rounds, max_record_uses=most,
+                             call_epsilon=None if pv.calibrated_by else claim[0],
+                             call_delta=None if pv.calibrated_by else claim[1], calibrated_by=pv.calibrated_by)
 
 
 def _round(records: Records, loss, batch: np.ndarray, theta: np.ndarray, ag: np.ndarray, a: float, Lt: float,
@@ -185,9 +191,5 @@ def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...
             theta, ag = _round(records, loss, batches[j][t], theta, ag, alpha[t], Lt[t], L_clip, radius, send,
                                grad_F, err_sq, grad_err)
     most = int(uses.max())
-    events = tuple(ShuffleSumRelease(users_per_call=bj, dimension=d, grid=pv.one_d.g, trials_per_user=pv.one_d.b,
-                                     p=pv.one_d.p, Delta2=pv.Delta2, rounds=Tj, max_record_uses=most,
-                                     call_epsilon=None if pv.calibrated_by else claim[0],
-                                     call_delta=None if pv.calibrated_by else claim[1], calibrated_by=pv.calibrated_by)
-                   for bj, Tj, pv in zip(b, T, pvec))
+    events = tuple(_release(pv, bj, d, Tj, most, claim) for bj, Tj, pv in zip(b, T, pvec))
     return _output(ag, events, err_sq, grad_err, rounds, uses)

@@ -566,17 +566,12 @@ def _child_run(path: str, child_args: dict, out_fd: int, err_fd: int, send, pare
     parent (SIGTERM: the stop path that keeps finished units), its verdicts to ``send``, its exit code run_one's."""
     import signal
 
+    from engine import executors
+
     os.setsid()
     for s in (signal.SIGINT, signal.SIGTERM):       # the parent's handlers, inherited by fork; run_one sets its own
         signal.signal(s, signal.SIG_DFL)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, ctypes.c_ulong(signal.SIGTERM), ctypes.c_ulong(0),
-                                                    ctypes.c_ulong(0), ctypes.c_ulong(0))   # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    executors.die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:                      # the parent died before the death signal was armed
         os._exit(143)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})   # blocked by the parent's fork

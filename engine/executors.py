@@ -147,23 +147,30 @@ def _ignore_stop_signals() -> None:
         signal.signal(s, signal.SIG_IGN)
 
 
+def die_with_parent(signum: int) -> None:
+    """Linux: have the kernel send ``signum`` to this process when the thread that forked it ends (prctl's
+    PR_SET_DEATHSIG); elsewhere, or without prctl, nothing (the callers check the parent themselves too)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signum), ctypes.c_ulong(0),
+                                                ctypes.c_ulong(0), ctypes.c_ulong(0))
+    except (OSError, AttributeError):
+        pass
+
+
 def _worker_init(parent: int) -> None:
     """The first thing every worker process runs: die with the parent, leave Ctrl-C to it. ``parent``: the pid
     this worker's parent must have (0: unknown, a fork server's child)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     allocator.keep_freed_memory()                   # inherited through fork; a fork server's or spawned child sets it
     threads.one_blas_thread()                       # one process per core: BLAS threads on top would oversubscribe
-    if sys.platform.startswith("linux"):
-        # SIGKILL this process when the thread that forked it ends (the pool's workers are started by the thread
-        # that submits, here the one iterating run()): with its process, or if that thread alone exits
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0), ctypes.c_ulong(0),
-                       ctypes.c_ulong(0))
-        except (OSError, AttributeError):
-            pass                                    # no prctl: the watch below still ends this worker
+    # SIGKILL this process when the thread that forked it ends (the pool's workers are started by the thread that
+    # submits, here the one iterating run()): with its process, or if that thread alone exits; without prctl, the
+    # watch below still ends this worker
+    die_with_parent(signal.SIGKILL)
     ppid = os.getppid()
     if parent and ppid != parent:                   # the parent died before the death signal was armed
         os._exit(1)

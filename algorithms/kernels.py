@@ -13,6 +13,9 @@ gradient does not depend on how many trials share the call, and results stay rep
 batching (tests/test_kernels.py). As with numpy's own SIMD loops and BLAS, the last bits may differ on another
 CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summation order.
 
+Seed 000's summation protocols round and sum their users' inputs in one pass too (``round_counts``: whole-number
+sums, so the counts equal numpy's elementwise rounding bit for bit).
+
 A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
 1 logistic, 2 the Moreau envelope of the hinge (parameter beta_s); a loss without a code goes through numpy.
 """
@@ -227,3 +230,41 @@ def mark_read(seen: np.ndarray, idx: np.ndarray) -> bool:
     if code == 2:
         raise IndexError(f"record indices must lie in [0, {seen.shape[2]})")
     return bool(code)
+
+
+@njit(cache=True)
+def _round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float,
+                  hi: float) -> tuple[np.ndarray, int]:
+    """P_VEC's users' rounding summed per coordinate (algorithms/shuffle_sum.py, lines 3-5 of Alg. 1 for every
+    coordinate): for x (C, n, d) and uniforms U (C, d, n), counts[c, j] = sum_i floor(s) + [U[c, j, i] < s -
+    floor(s)] with s = clip(x[c, i, j] + shift, 0, top) scale. The same operations as numpy's elementwise ones on
+    the transposed shifted inputs, with no fastmath; every term is a whole number and so is every partial sum (far
+    below 2^53), so the sum is exact in any order: the counts are numpy's bit for bit. Returns (counts, 1 if an
+    input + shift lies outside [lo, hi], else 0; nothing is summed after it)."""
+    C, n, d = x.shape
+    out = np.zeros((C, d))
+    acc = np.empty(d)
+    for c in range(C):
+        acc[:] = 0.0
+        for i in range(n):
+            for j in range(d):
+                v = x[c, i, j] + shift
+                if v < lo or v > hi:
+                    return out, 1
+                if v < 0.0:                          # np.clip's result (a NaN stays NaN)
+                    v = 0.0
+                elif v > top:
+                    v = top
+                s = v * scale
+                low = np.floor(s)
+                acc[j] += low + (1.0 if U[c, j, i] < s - low else 0.0)
+        for j in range(d):
+            out[c, j] = acc[j]
+    return out, 0
+
+
+def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float,
+                 hi: float) -> tuple[np.ndarray, bool]:
+    """(counts (C, d), whether every shifted input lay in [lo, hi]) -- see ``_round_counts``."""
+    counts, code = _round_counts(_c(x), _c(U), float(shift), float(top), float(scale), float(lo), float(hi))
+    return counts, code == 0

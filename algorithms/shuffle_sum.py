@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms import kernels
+
 
 @dataclass(frozen=True)
 class P1DParams:
@@ -87,7 +89,7 @@ def _round(x: np.ndarray, prm: P1DParams, rng: np.random.Generator) -> np.ndarra
 def p1d_count(x: np.ndarray, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:
     """The analyzer's view of P_1D, the number of one-bits, for inputs x (..., n): (...). Exact in distribution."""
     n = x.shape[-1]
-    return _round(x, prm, rng).sum(axis=-1) + _noise(n, prm, x.shape[:-1], rng)
+    return _rounded_sum(x[..., None], 0.0, prm, rng)[..., 0] + _noise(n, prm, x.shape[:-1], rng)
 
 
 def _noise(n: int, prm: P1DParams, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -138,11 +140,28 @@ def pvec(x: np.ndarray, prm: PVecParams, rng: np.random.Generator) -> np.ndarray
     if sq.size and sq.max() > (prm.Delta2 * (1 + 1e-12)) ** 2:
         raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {prm.Delta2:g} (max {math.sqrt(sq.max()):.6g}): "
                          f"clip first")
-    n = x.shape[-2]
-    # (..., d, n): coordinate j's P_1D input, laid out in that order so the rounding's elementwise work runs on
-    # contiguous arrays (a transposed view made it several times slower; same numbers)
-    w = np.ascontiguousarray(np.swapaxes(x + prm.Delta2, -1, -2))
-    return pvec_analyzer(p1d_count(w, prm.one_d, rng), n, prm)
+    n, d = x.shape[-2], x.shape[-1]
+    lead = x.shape[:-2]
+    counts = _rounded_sum(x, prm.Delta2, prm.one_d, rng)
+    return pvec_analyzer(counts + _noise(n, prm.one_d, lead + (d,), rng), n, prm)
+
+
+def _rounded_sum(x: np.ndarray, shift: float, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:
+    """P_1D's rounding (lines 3-5) of every coordinate's shifted inputs x_ij + shift, summed over the n users: x
+    (..., n, d) -> (..., d) (P_1D: d = 1, shift 0). The uniforms are drawn as for the transposed inputs, (..., d, n),
+    and one fused pass over x rounds and sums (algorithms/kernels.round_counts): the same counts, bit for bit, as
+    numpy's elementwise ``_round`` on the transposed shifted inputs summed over the users, without its five
+    temporaries (tests/test_shuffle_sum.py compares the two). Every P_1D and P_VEC call and ``rounding_z`` round
+    through it."""
+    n, d = x.shape[-2], x.shape[-1]
+    lead = x.shape[:-2]
+    U = rng.random(lead + (d, n))
+    counts, inside = kernels.round_counts(x.reshape((-1, n, d)), U.reshape((-1, d, n)), shift, prm.Delta,
+                                          prm.g / prm.Delta, -1e-12 * prm.Delta, prm.Delta * (1 + 1e-12))
+    if not inside:
+        w = x + shift
+        raise ValueError(f"P_1D inputs must lie in [0, Delta = {prm.Delta:g}] (got {w.min():.6g} .. {w.max():.6g})")
+    return counts.reshape(lead + (d,))
 
 
 def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generator) -> tuple[float, float]:
@@ -152,11 +171,13 @@ def rounding_z(x: np.ndarray, prm: P1DParams, draws: int, rng: np.random.Generat
     c = np.clip(x, 0.0, prm.Delta) * (prm.g / prm.Delta)
     q = c - np.floor(c)
     var = float(np.sum(q * (1 - q))) * draws
+    csum = c.sum(axis=-1)                                       # each count's expected rounded sum
     per = max(1, 2_000_000 // max(x.size, 1))                   # draws per chunk
     total, done = 0.0, 0
     while done < draws:
         k = min(per, draws - done)
-        total += float((_round(np.broadcast_to(x, (k,) + x.shape), prm, rng) - c).sum())
+        total += float((_rounded_sum(np.broadcast_to(x, (k,) + x.shape)[..., None], 0.0, prm, rng)[..., 0]
+                        - csum).sum())
         done += k
     if var <= 0:                                                # grid-aligned inputs: nothing to test
         return math.nan, math.inf

@@ -152,12 +152,11 @@ def test_noise_reduced_inside_the_sampler_is_caught_by_mse(monkeypatch):
 
 
 def test_biased_rounding_is_caught_by_unbiased(monkeypatch):
-    real = ss._round
+    def floor_only(x, shift, prm, rng):             # the fault: the rounding forgets its Bernoulli (biased down)
+        rng.random(x.shape)
+        return np.floor(np.clip(x + shift, 0.0, prm.Delta) * (prm.g / prm.Delta)).sum(axis=-2)
 
-    def floor_only(x, prm, rng):                    # the fault: the rounding forgets its Bernoulli (biased down)
-        return np.floor(real(x, prm, rng) - 0.5 + 1e-9)
-
-    monkeypatch.setattr(ss, "_round", floor_only)
+    monkeypatch.setattr(ss, "_rounded_sum", floor_only)
     raw = _spec("pvec_sum", trials=400, sweep={"field": "eps", "values": [4.0, 8.0]})
     assert verdicts(mechanism_run.run(parse_mechanism(raw, "t.yaml")))["unbiased"] == "fail"
 
@@ -329,3 +328,36 @@ def test_a_biased_curator_is_caught_by_lemma42(monkeypatch):
 
     monkeypatch.setattr(shuffle_sgd, "_sgd", biased)
     assert verdicts(runner.run_spec(_tiny_central(data={"n": 400000, "d": 4})))["lemma42"] == "fail"
+
+
+@pytest.mark.parametrize("lead", [(), (3,), (2, 4)])
+def test_fused_rounding_is_numpys_elementwise_rounding_bit_for_bit(lead):
+    """P_1D / P_VEC round and sum in one numba pass (kernels.round_counts); the reference is numpy's elementwise
+    ``_round`` on the transposed shifted inputs, summed over the users, from the same generator state: equal counts,
+    bit for bit, on inputs off and on the grid and at both ends of [0, Delta]."""
+    rng = np.random.default_rng(7)
+    for n, d in ((1, 1), (37, 1), (200, 10), (5, 33)):
+        pv = ss.thm32(n=n, d=d, eps=2.0, delta=1e-6, Delta2=1.5)
+        one = pv.one_d
+        x = rng.standard_normal(lead + (n, d))
+        x *= 1.5 * rng.uniform(0, 1, size=lead + (n, 1)) / np.linalg.norm(x, axis=-1, keepdims=True)
+        x.reshape(-1, d)[:1] = 0.0                                          # shifted: mid-range
+        if d == 1:
+            x.reshape(-1)[-1:] = 1.5                                        # shifted: Delta exactly
+        seed = int(rng.integers(1 << 30))
+        ref = ss._round(np.ascontiguousarray(np.swapaxes(x + 1.5, -1, -2)), one, np.random.default_rng(seed))
+        got = ss._rounded_sum(x, 1.5, one, np.random.default_rng(seed))
+        assert got.shape == lead + (d,)
+        assert np.array_equal(got, ref.sum(axis=-1))
+        w = np.ascontiguousarray(np.swapaxes(x + 1.5, -1, -2))             # P_1D on each coordinate's inputs
+        r = np.random.default_rng(seed)
+        want = ss._round(w, one, r).sum(axis=-1) + ss._noise(n, one, w.shape[:-1], r)
+        assert np.array_equal(ss.p1d_count(w, one, np.random.default_rng(seed)), want)
+
+
+def test_fused_rounding_refuses_inputs_outside_the_range():
+    one = ss.lemma31(n=10, eps=1.0, delta=1e-6, Delta=2.0)
+    with pytest.raises(ValueError, match=r"P_1D inputs must lie in \[0, Delta = 2\] \(got -0.5 "):
+        ss.p1d_count(np.full((2, 10), -0.5), one, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="P_1D inputs must lie in"):
+        ss._rounded_sum(np.full((4, 3), 1.1), 1.0, one, np.random.default_rng(0))

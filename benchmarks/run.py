@@ -1,7 +1,8 @@
 """Benchmarks: the engine's vectorised trial loop against a per-trial, per-silo loop and against this machine's
-bound, and (when installed) DP-SGD against Opacus. Run with ``python -m benchmarks.run`` (``--quick`` for a
-smaller version); prints a table and writes benchmarks/results.json, from which ``python -m benchmarks.readme``
-(or ``--readme`` here) regenerates the README's tables. It reports; it asserts nothing and is not part of CI.
+bound, and (when installed) DP-SGD against Opacus. Run with ``python -m benchmarks.run``; prints a table and writes
+benchmarks/results.json, from which ``python -m benchmarks.readme`` (or ``--readme`` here) regenerates the README's
+tables. ``--quick`` runs a smaller version in under a minute and writes benchmarks/results_quick.json instead. It
+reports; it asserts nothing and is not part of CI.
 
 Configurations (named in the README):
   a_overhead  many silos (N = 64), small per-silo batches (K = 4), small d (8): Python overhead dominates;
@@ -575,11 +576,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a quarter of the rounds and trials, one repeat")
     ap.add_argument("--repeats", type=int, default=None, help="timed repeats of each run (default 3, --quick 1)")
-    ap.add_argument("--out", default=str(HERE / "results.json"))
+    ap.add_argument("--out", default=None,
+                    help="where to write the results (default benchmarks/results.json, the README's source; with "
+                         "--quick benchmarks/results_quick.json, so a quick look never replaces the full results)")
     ap.add_argument("--readme", nargs="?", const=str(HERE.parent / "README.md"), default=None, metavar="PATH",
                     help="then rewrite PATH's generated benchmark section (default README.md) from the results")
     args = ap.parse_args(argv)
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
+    if args.out is None:
+        args.out = str(HERE / ("results_quick.json" if args.quick else "results.json"))
     if repeats < 1:
         print(f"--repeats: {repeats} is not allowed: at least 1", file=sys.stderr)
         return 2

@@ -268,3 +268,40 @@ def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: 
     """(counts (C, d), whether every shifted input lay in [lo, hi]) -- see ``_round_counts``."""
     counts, code = _round_counts(_c(x), _c(U), float(shift), float(top), float(scale), float(lo), float(hi))
     return counts, code == 0
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: float, mu: float,
+                   L: float) -> np.ndarray:
+    """Every record's gradient clipped to l_2 norm L, in one pass: X (C, n, d), y (C, n), w (C, d) -> (C, n, d) =
+    g min(1, L/||g||) with g = dphi(<w_c, x>, y, ||x||^2) x + mu w_c (``losses.LinearModelLoss.record_grads``
+    followed by ``shuffle_sgd.clip_l2``; the dot products and the norm may be reassociated, nothing else)."""
+    C, n, d = X.shape
+    out = np.empty((C, n, d))
+    for c in range(C):
+        for i in range(n):
+            z = 0.0
+            xsq = 0.0
+            for j in range(d):
+                z += X[c, i, j] * w[c, j]
+                xsq += X[c, i, j] * X[c, i, j]
+            s = _dphi(code, p, z, y[c, i], xsq)
+            nsq = 0.0
+            for j in range(d):
+                v = s * X[c, i, j] + mu * w[c, j]
+                out[c, i, j] = v
+                nsq += v * v
+            f = L / max(math.sqrt(nsq), 1e-300)
+            if f < 1.0:
+                for j in range(d):
+                    out[c, i, j] *= f
+    return out
+
+
+def clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: float, mu: float,
+                  L: float) -> np.ndarray:
+    """Clipped record gradients for X (T, ..., d), y (T, ...), w (T, d) -> (T, ..., d) (see ``_clipped_grads``)."""
+    T, d = w.shape
+    g = _clipped_grads(_c(X).reshape(T, -1, d), _c(y).reshape(T, -1), _c(w), int(code), float(p), float(mu),
+                       float(L))
+    return g.reshape(X.shape)

@@ -22,7 +22,7 @@ from algorithms import acsa, mbsgd, sampling, shuffle_sum
 from algorithms.data import Records
 from algorithms.events import GaussianRelease, ShuffledGaussianRelease, ShuffleSumRelease
 from algorithms.result import RunOutput, multiplicity_per_trial
-from algorithms.shuffle_sgd import clip_l2
+from algorithms.shuffle_sgd import clipped_record_grads
 
 
 def run_shuffled_mbsgd(records: Records, loss, *, R: int, sigma: float, eta: float, radius: float,
@@ -60,8 +60,7 @@ def run_sdp_acsa(records: Records, loss, *, stages: tuple[acsa.Stage, ...], mu: 
     def gradient(w_md: np.ndarray) -> np.ndarray:
         nonlocal err_sq, grad_err
         X, y = records.take(next(rounds))                               # (T, N, K, d), (T, N, K)
-        per = loss.record_grads(w_md, X, y)
-        per = clip_l2(per.reshape(T, users, d), L)
+        per = clipped_record_grads(loss, w_md, X, y, L).reshape(T, users, d)
         total_est = shuffle_sum.pvec(per, pvec, rng)                    # the analyzer's estimate of the sum
         err = total_est - per.sum(axis=1)
         err_sq += np.einsum("td,td->t", err, err)

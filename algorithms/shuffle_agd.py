@@ -35,7 +35,7 @@ from algorithms import mechanisms, sampling, shuffle_sum
 from algorithms.data import Records
 from algorithms.events import ShuffleSumRelease
 from algorithms.result import RunOutput, multiplicity_per_trial
-from algorithms.shuffle_sgd import clip_l2
+from algorithms.shuffle_sgd import clipped_record_grads
 
 
 def schedule(T: int, K: float) -> tuple[np.ndarray, np.ndarray]:
@@ -124,8 +124,7 @@ def _round(records: Records, loss, batch: np.ndarray, theta: np.ndarray, ag: np.
     md = a * theta + (1 - a) * ag
     X, y = records.take(batch)
     X, y = X[:, 0], y[:, 0]                                     # (trials, b, d), (trials, b)
-    g = loss.record_grads(md, X, y)
-    g = clip_l2(g, L_clip)
+    g = clipped_record_grads(loss, md, X, y, L_clip)
     total = release(g)                                          # the analyzer's estimate of the batch's sum
     err = total - g.sum(axis=1)
     err_sq += np.einsum("td,td->t", err, err)

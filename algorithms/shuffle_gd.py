@@ -45,7 +45,7 @@ from algorithms import mechanisms, shuffle_sum
 from algorithms.data import Records
 from algorithms.events import ShuffleSumRelease
 from algorithms.result import RunOutput
-from algorithms.shuffle_sgd import clip_l2
+from algorithms.shuffle_sgd import clipped_record_grads
 
 
 def rounds(*, n: int, d: int, eps: float, delta: float) -> int:
@@ -131,8 +131,7 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
         centre = w.copy()                                                   # this group's starting point
         for t in range(T):
             avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
-            g = loss.record_grads(w, X, y, xsq)
-            g = clip_l2(g, L)
+            g = clipped_record_grads(loss, w, X, y, L, xsq)
             joined[:, members] += 1
             total = send(g)                                                 # the server's estimate of the sum
             err = total - g.sum(axis=1)

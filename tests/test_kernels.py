@@ -89,3 +89,39 @@ def test_nan_propagates():
     w[1, 0] = np.nan
     g = r.batch_grad(_idx(range(T)), Squared(), w)
     assert np.isnan(g[1]).all() and np.isfinite(g[[0, 2, 3, 4]]).all()
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda L: f"{L.name}-{L.mu}")
+@pytest.mark.parametrize("L", [0.05, 0.5, np.inf])
+def test_clipped_record_grads_kernel_equals_numpy(loss, L):
+    """The P_VEC algorithms' clipped record gradients (shuffle_sgd.clipped_record_grads, one fused pass) against
+    numpy's record_grads then clip_l2, with clipping on most records, some, and none; (T, n, d) and (T, N, K, d)."""
+    from algorithms.shuffle_sgd import clip_l2, clipped_record_grads
+
+    rng = np.random.default_rng(4)
+    for shape in ((T, 40), (T, N, K)):
+        X = rng.standard_normal(shape + (d,))
+        X /= np.linalg.norm(X, axis=-1, keepdims=True)
+        y = np.where(rng.random(shape) < 0.5, -1.0, 1.0) if loss.name != "squared" else rng.standard_normal(shape)
+        got = clipped_record_grads(loss, W, X, y, L)
+        want = clip_l2(loss.record_grads(W, X, y), L)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+        norms = np.linalg.norm(got, axis=-1)
+        assert norms.max() <= L * (1 + 1e-12)
+
+
+def test_a_changed_record_gradient_goes_through_numpy(monkeypatch):
+    """A planted fault in record_grads (or dphi) reaches the clipped gradients: the fused kernel steps aside."""
+    from algorithms.shuffle_sgd import clipped_record_grads
+
+    X = np.random.default_rng(5).standard_normal((T, 30, d))
+    y = np.ones((T, 30))
+    clean = clipped_record_grads(Squared(), W, X, y, np.inf)
+    real = Squared.record_grads
+    monkeypatch.setattr(Squared, "record_grads", lambda self, w, X, y, xsq=None: 3 * real(self, w, X, y, xsq))
+    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf), 3 * clean, rtol=1e-12)
+    monkeypatch.undo()
+    monkeypatch.setattr(Squared, "dphi", lambda self, z, y, xsq: 2 * (z - y))
+    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf),
+                               2 * (np.einsum("tnd,td->tn", X, W) - y)[..., None] * X, rtol=1e-12)

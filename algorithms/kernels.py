@@ -272,12 +272,14 @@ def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: 
 
 @njit(cache=True, fastmath={"reassoc"})
 def _clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: float, mu: float,
-                   L: float) -> np.ndarray:
-    """Every record's gradient clipped to l_2 norm L, in one pass: X (C, n, d), y (C, n), w (C, d) -> (C, n, d) =
-    g min(1, L/||g||) with g = dphi(<w_c, x>, y, ||x||^2) x + mu w_c (``losses.LinearModelLoss.record_grads``
-    followed by ``shuffle_sgd.clip_l2``; the dot products and the norm may be reassociated, nothing else)."""
+                   L: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every record's gradient clipped to l_2 norm L, in one pass, and their sum: X (C, n, d), y (C, n), w (C, d) ->
+    ((C, n, d) g min(1, L/||g||) with g = dphi(<w_c, x>, y, ||x||^2) x + mu w_c, (C, d) their sum over the n records
+    in record order) -- ``losses.LinearModelLoss.record_grads`` followed by ``shuffle_sgd.clip_l2``; the dot products
+    and the norm may be reassociated, nothing else."""
     C, n, d = X.shape
     out = np.empty((C, n, d))
+    total = np.zeros((C, d))
     for c in range(C):
         for i in range(n):
             z = 0.0
@@ -295,13 +297,16 @@ def _clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: fl
             if f < 1.0:
                 for j in range(d):
                     out[c, i, j] *= f
-    return out
+            for j in range(d):
+                total[c, j] += out[c, i, j]
+    return out, total
 
 
 def clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: float, mu: float,
-                  L: float) -> np.ndarray:
-    """Clipped record gradients for X (T, ..., d), y (T, ...), w (T, d) -> (T, ..., d) (see ``_clipped_grads``)."""
+                  L: float) -> tuple[np.ndarray, np.ndarray]:
+    """Clipped record gradients for X (T, ..., d), y (T, ...), w (T, d): ((T, ..., d), their sum per trial (T, d))
+    (see ``_clipped_grads``)."""
     T, d = w.shape
-    g = _clipped_grads(_c(X).reshape(T, -1, d), _c(y).reshape(T, -1), _c(w), int(code), float(p), float(mu),
-                       float(L))
-    return g.reshape(X.shape)
+    g, total = _clipped_grads(_c(X).reshape(T, -1, d), _c(y).reshape(T, -1), _c(w), int(code), float(p), float(mu),
+                              float(L))
+    return g.reshape(X.shape), total

@@ -60,9 +60,9 @@ def run_sdp_acsa(records: Records, loss, *, stages: tuple[acsa.Stage, ...], mu: 
     def gradient(w_md: np.ndarray) -> np.ndarray:
         nonlocal err_sq, grad_err
         X, y = records.take(next(rounds))                               # (T, N, K, d), (T, N, K)
-        per = clipped_record_grads(loss, w_md, X, y, L).reshape(T, users, d)
-        total_est = shuffle_sum.pvec(per, pvec, rng)                    # the analyzer's estimate of the sum
-        err = total_est - per.sum(axis=1)
+        per, exact = clipped_record_grads(loss, w_md, X, y, L)
+        total_est = shuffle_sum.pvec(per.reshape(T, users, d), pvec, rng)   # the analyzer's estimate of the sum
+        err = total_est - exact
         err_sq += np.einsum("td,td->t", err, err)
         g = total_est / users
         if grad_err is not None and grad_F is not None:

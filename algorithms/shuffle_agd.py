@@ -124,9 +124,9 @@ def _round(records: Records, loss, batch: np.ndarray, theta: np.ndarray, ag: np.
     md = a * theta + (1 - a) * ag
     X, y = records.take(batch)
     X, y = X[:, 0], y[:, 0]                                     # (trials, b, d), (trials, b)
-    g = clipped_record_grads(loss, md, X, y, L_clip)
+    g, exact = clipped_record_grads(loss, md, X, y, L_clip)
     total = release(g)                                          # the analyzer's estimate of the batch's sum
-    err = total - g.sum(axis=1)
+    err = total - exact
     err_sq += np.einsum("td,td->t", err, err)
     gbar = total / batch.shape[-1]
     if grad_err is not None:

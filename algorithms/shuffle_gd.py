@@ -131,10 +131,10 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
         centre = w.copy()                                                   # this group's starting point
         for t in range(T):
             avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
-            g = clipped_record_grads(loss, w, X, y, L, xsq)
+            g, exact = clipped_record_grads(loss, w, X, y, L, xsq)
             joined[:, members] += 1
             total = send(g)                                                 # the server's estimate of the sum
-            err = total - g.sum(axis=1)
+            err = total - exact
             err_sq += np.einsum("td,td->t", err, err)
             if group_radius is None or group_eta is None:
                 w = mechanisms.project_ball(w - eta * total / size, radius)   # descent step (see the docstring)

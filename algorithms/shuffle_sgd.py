@@ -34,14 +34,16 @@ def clip_l2(g: np.ndarray, L: float) -> np.ndarray:
 
 
 def clipped_record_grads(loss: LinearModelLoss, w: np.ndarray, X: np.ndarray, y: np.ndarray, L: float,
-                         xsq: np.ndarray | None = None) -> np.ndarray:
-    """Every record's gradient clipped to norm L: ``clip_l2(loss.record_grads(w, X, y, xsq), L)``, in one fused pass
-    (algorithms/kernels.clipped_grads) when the loss has a kernel code and its ``record_grads`` is the base class's;
-    a loss whose derivative or record gradients are changed (a subclass, a planted fault) goes through numpy as
-    written. The two agree up to the order of the dot products' and the norm's sums (tests/test_kernels.py)."""
+                         xsq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every record's gradient clipped to norm L, ``clip_l2(loss.record_grads(w, X, y, xsq), L)``, and their sum per
+    trial: X (T, ..., d) -> ((T, ..., d), (T, d)). In one fused pass (algorithms/kernels.clipped_grads) when the loss
+    has a kernel code and its ``record_grads`` is the base class's; a loss whose derivative or record gradients are
+    changed (a subclass, a planted fault) goes through numpy as written. The two agree up to the order of the dot
+    products' and the norm's sums (tests/test_kernels.py)."""
     k = loss.kernel
     if k is None or type(loss).record_grads is not LinearModelLoss.record_grads:
-        return clip_l2(loss.record_grads(w, X, y, xsq), L)
+        g = clip_l2(loss.record_grads(w, X, y, xsq), L)
+        return g, g.reshape(g.shape[0], -1, g.shape[-1]).sum(axis=1)
     return kernels.clipped_grads(X, y, w, k[0], k[1], loss.mu, L)
 
 
@@ -98,9 +100,9 @@ def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius
         avg += (w - avg) / (t + 1)                                          # running mean of theta_0 .. theta_t
         X, y = records.take(batches[t])
         X, y = X[:, 0], y[:, 0]                                             # (trials, b, d), (trials, b)
-        g = clipped_record_grads(loss, w, X, y, L)
+        g, exact = clipped_record_grads(loss, w, X, y, L)
         total = release(g)                                                  # the server's estimate of the sum
-        err = total - g.sum(axis=1)
+        err = total - exact
         err_sq += np.einsum("td,td->t", err, err)
         w = mechanisms.project_ball(w - eta * total / b, radius)
     out = RunOutput(w=avg, events=(), noise_sq=err_sq, noise_coords=np.full(trials, T * d), grad_err=None,

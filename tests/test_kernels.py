@@ -103,10 +103,11 @@ def test_clipped_record_grads_kernel_equals_numpy(loss, L):
         X = rng.standard_normal(shape + (d,))
         X /= np.linalg.norm(X, axis=-1, keepdims=True)
         y = np.where(rng.random(shape) < 0.5, -1.0, 1.0) if loss.name != "squared" else rng.standard_normal(shape)
-        got = clipped_record_grads(loss, W, X, y, L)
+        got, total = clipped_record_grads(loss, W, X, y, L)
         want = clip_l2(loss.record_grads(W, X, y), L)
-        assert got.shape == want.shape
+        assert got.shape == want.shape and total.shape == (T, d)
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(total, want.reshape(T, -1, d).sum(axis=1), rtol=1e-13, atol=1e-14)
         norms = np.linalg.norm(got, axis=-1)
         assert norms.max() <= L * (1 + 1e-12)
 
@@ -117,11 +118,13 @@ def test_a_changed_record_gradient_goes_through_numpy(monkeypatch):
 
     X = np.random.default_rng(5).standard_normal((T, 30, d))
     y = np.ones((T, 30))
-    clean = clipped_record_grads(Squared(), W, X, y, np.inf)
+    clean, clean_sum = clipped_record_grads(Squared(), W, X, y, np.inf)
     real = Squared.record_grads
     monkeypatch.setattr(Squared, "record_grads", lambda self, w, X, y, xsq=None: 3 * real(self, w, X, y, xsq))
-    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf), 3 * clean, rtol=1e-12)
+    g, total = clipped_record_grads(Squared(), W, X, y, np.inf)
+    np.testing.assert_allclose(g, 3 * clean, rtol=1e-12)
+    np.testing.assert_allclose(total, 3 * clean_sum, rtol=1e-12)
     monkeypatch.undo()
     monkeypatch.setattr(Squared, "dphi", lambda self, z, y, xsq: 2 * (z - y))
-    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf),
+    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf)[0],
                                2 * (np.einsum("tnd,td->tn", X, W) - y)[..., None] * X, rtol=1e-12)

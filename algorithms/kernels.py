@@ -233,20 +233,26 @@ def mark_read(seen: np.ndarray, idx: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float,
-                  hi: float) -> tuple[np.ndarray, int]:
+def _round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float, hi: float,
+                  max_sq: float) -> tuple[np.ndarray, int]:
     """P_VEC's users' rounding summed per coordinate (algorithms/shuffle_sum.py, lines 3-5 of Alg. 1 for every
     coordinate): for x (C, n, d) and uniforms U (C, d, n), counts[c, j] = sum_i floor(s) + [U[c, j, i] < s -
     floor(s)] with s = clip(x[c, i, j] + shift, 0, top) scale. The same operations as numpy's elementwise ones on
     the transposed shifted inputs, with no fastmath; every term is a whole number and so is every partial sum (far
-    below 2^53), so the sum is exact in any order: the counts are numpy's bit for bit. Returns (counts, 1 if an
-    input + shift lies outside [lo, hi], else 0; nothing is summed after it)."""
+    below 2^53), so the sum is exact in any order: the counts are numpy's bit for bit. Returns (counts, 0; or 1 if an
+    input + shift lies outside [lo, hi], 2 if a user's squared norm ||x[c, i]||^2 exceeds max_sq, and nothing is
+    summed after it)."""
     C, n, d = x.shape
     out = np.zeros((C, d))
     acc = np.empty(d)
     for c in range(C):
         acc[:] = 0.0
         for i in range(n):
+            sq = 0.0
+            for j in range(d):
+                sq += x[c, i, j] * x[c, i, j]
+            if sq > max_sq:
+                return out, 2
             for j in range(d):
                 v = x[c, i, j] + shift
                 if v < lo or v > hi:
@@ -263,11 +269,11 @@ def _round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale:
     return out, 0
 
 
-def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float,
-                 hi: float) -> tuple[np.ndarray, bool]:
-    """(counts (C, d), whether every shifted input lay in [lo, hi]) -- see ``_round_counts``."""
-    counts, code = _round_counts(_c(x), _c(U), float(shift), float(top), float(scale), float(lo), float(hi))
-    return counts, code == 0
+def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: float, lo: float, hi: float,
+                 max_sq: float = math.inf) -> tuple[np.ndarray, int]:
+    """(counts (C, d), 0 or the first violated condition: 1 a shifted input outside [lo, hi], 2 a row's squared norm
+    above max_sq) -- see ``_round_counts``."""
+    return _round_counts(_c(x), _c(U), float(shift), float(top), float(scale), float(lo), float(hi), float(max_sq))
 
 
 @njit(cache=True, fastmath={"reassoc"})

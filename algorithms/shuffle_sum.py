@@ -136,29 +136,29 @@ def p1d(x: np.ndarray, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:
 
 def pvec(x: np.ndarray, prm: PVecParams, rng: np.random.Generator) -> np.ndarray:
     """P_VEC on the vectors x (..., n, d), each of norm <= Delta_2: the estimate of their sum, (..., d)."""
-    sq = np.einsum("...d,...d->...", x, x)                      # squared norms: one pass, no sqrt (a guard only)
-    if sq.size and sq.max() > (prm.Delta2 * (1 + 1e-12)) ** 2:
-        raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {prm.Delta2:g} (max {math.sqrt(sq.max()):.6g}): "
-                         f"clip first")
     n, d = x.shape[-2], x.shape[-1]
     lead = x.shape[:-2]
-    counts = _rounded_sum(x, prm.Delta2, prm.one_d, rng)
+    counts = _rounded_sum(x, prm.Delta2, prm.one_d, rng, max_norm=prm.Delta2 * (1 + 1e-12))
     return pvec_analyzer(counts + _noise(n, prm.one_d, lead + (d,), rng), n, prm)
 
 
-def _rounded_sum(x: np.ndarray, shift: float, prm: P1DParams, rng: np.random.Generator) -> np.ndarray:
+def _rounded_sum(x: np.ndarray, shift: float, prm: P1DParams, rng: np.random.Generator,
+                 max_norm: float = math.inf) -> np.ndarray:
     """P_1D's rounding (lines 3-5) of every coordinate's shifted inputs x_ij + shift, summed over the n users: x
     (..., n, d) -> (..., d) (P_1D: d = 1, shift 0). The uniforms are drawn as for the transposed inputs, (..., d, n),
     and one fused pass over x rounds and sums (algorithms/kernels.round_counts): the same counts, bit for bit, as
     numpy's elementwise ``_round`` on the transposed shifted inputs summed over the users, without its five
     temporaries (tests/test_shuffle_sum.py compares the two). Every P_1D and P_VEC call and ``rounding_z`` round
-    through it."""
+    through it. ``max_norm``: P_VEC's guard, every user's vector x_i of norm at most this (checked in the same pass)."""
     n, d = x.shape[-2], x.shape[-1]
     lead = x.shape[:-2]
     U = rng.random(lead + (d, n))
-    counts, inside = kernels.round_counts(x.reshape((-1, n, d)), U.reshape((-1, d, n)), shift, prm.Delta,
-                                          prm.g / prm.Delta, -1e-12 * prm.Delta, prm.Delta * (1 + 1e-12))
-    if not inside:
+    counts, code = kernels.round_counts(x.reshape((-1, n, d)), U.reshape((-1, d, n)), shift, prm.Delta,
+                                        prm.g / prm.Delta, -1e-12 * prm.Delta, prm.Delta * (1 + 1e-12), max_norm**2)
+    if code == 2:
+        big = float(np.sqrt(np.einsum("...d,...d->...", x, x).max()))
+        raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {shift:g} (max {big:.6g}): clip first")
+    if code == 1:
         w = x + shift
         raise ValueError(f"P_1D inputs must lie in [0, Delta = {prm.Delta:g}] (got {w.min():.6g} .. {w.max():.6g})")
     return counts.reshape(lead + (d,))

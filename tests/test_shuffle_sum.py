@@ -152,7 +152,7 @@ def test_noise_reduced_inside_the_sampler_is_caught_by_mse(monkeypatch):
 
 
 def test_biased_rounding_is_caught_by_unbiased(monkeypatch):
-    def floor_only(x, shift, prm, rng):             # the fault: the rounding forgets its Bernoulli (biased down)
+    def floor_only(x, shift, prm, rng, max_norm=None):   # the fault: the rounding forgets its Bernoulli (biased down)
         rng.random(x.shape)
         return np.floor(np.clip(x + shift, 0.0, prm.Delta) * (prm.g / prm.Delta)).sum(axis=-2)
 

@@ -276,13 +276,14 @@ def round_counts(x: np.ndarray, U: np.ndarray, shift: float, top: float, scale: 
     return _round_counts(_c(x), _c(U), float(shift), float(top), float(scale), float(lo), float(hi), float(max_sq))
 
 
-@njit(cache=True, fastmath={"reassoc"})
+@njit(cache=True, fastmath={"reassoc"}, error_model="numpy")
 def _clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: float, mu: float,
                    L: float) -> tuple[np.ndarray, np.ndarray]:
     """Every record's gradient clipped to l_2 norm L, in one pass, and their sum: X (C, n, d), y (C, n), w (C, d) ->
     ((C, n, d) g min(1, L/||g||) with g = dphi(<w_c, x>, y, ||x||^2) x + mu w_c, (C, d) their sum over the n records
-    in record order) -- ``losses.LinearModelLoss.record_grads`` followed by ``shuffle_sgd.clip_l2``; the dot products
-    and the norm may be reassociated, nothing else."""
+    in record order) -- ``losses.LinearModelLoss.record_grads`` followed by ``shuffle_sgd.clip_l2``. Sums may be
+    reassociated (last-bit differences only; no other IEEE rule is relaxed); a division by zero gives inf or NaN as
+    in numpy (a record x = 0 under the Moreau hinge), not an exception."""
     C, n, d = X.shape
     out = np.empty((C, n, d))
     total = np.zeros((C, d))

@@ -33,15 +33,20 @@ def clip_l2(g: np.ndarray, L: float) -> np.ndarray:
     return g * np.minimum(1.0, L / np.maximum(norm, 1e-300))
 
 
+_BASE_RECORD_GRADS = LinearModelLoss.record_grads
+_CLIP_L2 = clip_l2
+
+
 def clipped_record_grads(loss: LinearModelLoss, w: np.ndarray, X: np.ndarray, y: np.ndarray, L: float,
                          xsq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every record's gradient clipped to norm L, ``clip_l2(loss.record_grads(w, X, y, xsq), L)``, and their sum per
     trial: X (T, ..., d) -> ((T, ..., d), (T, d)). In one fused pass (algorithms/kernels.clipped_grads) when the loss
-    has a kernel code and its ``record_grads`` is the base class's; a loss whose derivative or record gradients are
-    changed (a subclass, a planted fault) goes through numpy as written. The two agree up to the order of the dot
-    products' and the norm's sums (tests/test_kernels.py)."""
+    has a kernel code, its ``record_grads`` is the base class's as imported and ``clip_l2`` is this module's; a loss
+    whose derivative or record gradients are changed (a subclass, a planted fault, also one patched onto the base
+    class) or a changed ``clip_l2`` goes through numpy as written. The two agree up to the order of the kernel's sums
+    (tests/test_kernels.py)."""
     k = loss.kernel
-    if k is None or type(loss).record_grads is not LinearModelLoss.record_grads:
+    if k is None or type(loss).record_grads is not _BASE_RECORD_GRADS or clip_l2 is not _CLIP_L2:
         g = clip_l2(loss.record_grads(w, X, y, xsq), L)
         return g, g.reshape(g.shape[0], -1, g.shape[-1]).sum(axis=1)
     return kernels.clipped_grads(X, y, w, k[0], k[1], loss.mu, L)
@@ -51,7 +56,7 @@ def run(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius:
         rng: np.random.Generator, M_range=None, grad_F=None) -> RunOutput:
     """P_SGD: every round's clipped gradients summed by P_VEC (the analyzer sees only the counts)."""
     out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
-                     release=lambda g: shuffle_sum.pvec(g, pvec, rng))
+                     release=lambda g, exact: shuffle_sum.pvec(g, pvec, rng))
     one = pvec.one_d
     event = ShuffleSumRelease(users_per_call=b, dimension=records.d, grid=one.g, trials_per_user=one.b, p=one.p,
                               Delta2=pvec.Delta2, rounds=T, max_record_uses=uses, call_epsilon=pvec.eps,
@@ -64,7 +69,7 @@ def run_central(records: Records, loss, *, T: int, b: int, eta: float, L: float,
     """The same SGD with a trusted curator: the batch's clipped gradients summed exactly, plus Gaussian noise
     N(0, (b sigma)^2 I) on the sum, i.e. N(0, sigma^2 I) on the mean gradient (the central baseline)."""
     out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
-                     release=lambda g: mechanisms.gaussian(g.sum(axis=1), b * sigma, rng=rng))
+                     release=lambda g, exact: mechanisms.gaussian(exact, b * sigma, rng=rng))
     event = GaussianRelease(sigma=sigma, batch_size=b, pool_size=records.n, sampling="disjoint", rounds=T,
                             max_record_uses=uses)
     # the noise test reads the noise on the released mean gradient: sum noise / b
@@ -76,7 +81,7 @@ def run_local(records: Records, loss, *, T: int, b: int, eta: float, L: float, r
     """The same SGD in the local model: user u sends g_u + N(0, sigma^2 I) (its own noise, drawn on its side,
     so the server never holds a clean gradient) and the server sums the b messages of the round."""
     out, uses = _sgd(records, loss, T=T, b=b, eta=eta, L=L, radius=radius, rng=rng,
-                     release=lambda g: mechanisms.gaussian(g, sigma, rng=rng).sum(axis=1))
+                     release=lambda g, exact: mechanisms.gaussian(g, sigma, rng=rng).sum(axis=1))
     # each user is a "silo" of one record releasing one message (batch 1): the event says exactly that, so the
     # accountant and the audit see a single message with sensitivity 2L, whatever b the server averages over
     event = GaussianRelease(sigma=sigma, batch_size=1, pool_size=1, sampling="disjoint", rounds=T, max_record_uses=uses)
@@ -85,9 +90,11 @@ def run_local(records: Records, loss, *, T: int, b: int, eta: float, L: float, r
 
 
 def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius: float, rng: np.random.Generator,
-         release: Callable[[np.ndarray], np.ndarray]) -> tuple[RunOutput, int]:
-    """One pass of projected SGD over T disjoint batches of b fresh users; ``release`` turns a round's clipped
-    gradients (trials, b, d) into the estimate of their sum the server gets. Output: the average of theta_0..T-1."""
+         release: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> tuple[RunOutput, int]:
+    """One pass of projected SGD over T disjoint batches of b fresh users; ``release(g, exact)`` turns a round's
+    clipped gradients g (trials, b, d), whose exact sum is ``exact`` (trials, d), into the estimate of their sum the
+    server gets (the release's error, measured, is the estimate minus ``exact``: for the central baseline its noise
+    itself). Output: the average of theta_0..T-1."""
     if records.N != 1:
         raise ValueError(f"this SGD runs on one pool of n users (N = 1), not N = {records.N} silos")
     trials, n, d = records.trials, records.n, records.d
@@ -101,7 +108,7 @@ def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius
         X, y = records.take(batches[t])
         X, y = X[:, 0], y[:, 0]                                             # (trials, b, d), (trials, b)
         g, exact = clipped_record_grads(loss, w, X, y, L)
-        total = release(g)                                                  # the server's estimate of the sum
+        total = release(g, exact)                                           # the server's estimate of the sum
         err = total - exact
         err_sq += np.einsum("td,td->t", err, err)
         w = mechanisms.project_ball(w - eta * total / b, radius)

@@ -138,7 +138,7 @@ def pvec(x: np.ndarray, prm: PVecParams, rng: np.random.Generator) -> np.ndarray
     """P_VEC on the vectors x (..., n, d), each of norm <= Delta_2: the estimate of their sum, (..., d)."""
     n, d = x.shape[-2], x.shape[-1]
     lead = x.shape[:-2]
-    counts = _rounded_sum(x, prm.Delta2, prm.one_d, rng, max_norm=prm.Delta2 * (1 + 1e-12))
+    counts = _rounded_sum(x, prm.Delta2, prm.one_d, rng, max_norm=prm.Delta2)
     return pvec_analyzer(counts + _noise(n, prm.one_d, lead + (d,), rng), n, prm)
 
 
@@ -149,18 +149,22 @@ def _rounded_sum(x: np.ndarray, shift: float, prm: P1DParams, rng: np.random.Gen
     and one fused pass over x rounds and sums (algorithms/kernels.round_counts): the same counts, bit for bit, as
     numpy's elementwise ``_round`` on the transposed shifted inputs summed over the users, without its five
     temporaries (tests/test_shuffle_sum.py compares the two). Every P_1D and P_VEC call and ``rounding_z`` round
-    through it. ``max_norm``: P_VEC's guard, every user's vector x_i of norm at most this (checked in the same pass)."""
+    through it. ``max_norm``: P_VEC's guard, every user's vector x_i of norm at most max_norm (1 + 1e-12) (checked in
+    the same pass). Inputs are taken as float64 (every caller's)."""
     n, d = x.shape[-2], x.shape[-1]
     lead = x.shape[:-2]
+    cells = math.prod(lead)
     U = rng.random(lead + (d, n))
-    counts, code = kernels.round_counts(x.reshape((-1, n, d)), U.reshape((-1, d, n)), shift, prm.Delta,
-                                        prm.g / prm.Delta, -1e-12 * prm.Delta, prm.Delta * (1 + 1e-12), max_norm**2)
+    counts, code = kernels.round_counts(x.reshape((cells, n, d)), U.reshape((cells, d, n)), shift, prm.Delta,
+                                        prm.g / prm.Delta, -1e-12 * prm.Delta, prm.Delta * (1 + 1e-12),
+                                        (max_norm * (1 + 1e-12)) ** 2)
     if code == 2:
-        big = float(np.sqrt(np.einsum("...d,...d->...", x, x).max()))
-        raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {shift:g} (max {big:.6g}): clip first")
+        big = float(np.sqrt(np.nanmax(np.einsum("...d,...d->...", x, x))))
+        raise ValueError(f"P_VEC inputs must have norm <= Delta_2 = {max_norm:g} (max {big:.6g}): clip first")
     if code == 1:
         w = x + shift
-        raise ValueError(f"P_1D inputs must lie in [0, Delta = {prm.Delta:g}] (got {w.min():.6g} .. {w.max():.6g})")
+        raise ValueError(f"P_1D inputs must lie in [0, Delta = {prm.Delta:g}] (got {np.nanmin(w):.6g} .. "
+                         f"{np.nanmax(w):.6g})")
     return counts.reshape(lead + (d,))
 
 

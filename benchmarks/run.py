@@ -583,6 +583,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="then rewrite PATH's generated benchmark section (default README.md) from the results")
     args = ap.parse_args(argv)
     repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
+    if args.quick and args.readme:
+        print("--quick with --readme is not allowed: the README's benchmark section is generated from a full run "
+              "(benchmarks/results.json)", file=sys.stderr)
+        return 2
     if args.out is None:
         args.out = str(HERE / ("results_quick.json" if args.quick else "results.json"))
     if repeats < 1:

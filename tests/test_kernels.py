@@ -96,8 +96,21 @@ def test_nan_propagates():
 def test_clipped_record_grads_kernel_equals_numpy(loss, L):
     """The P_VEC algorithms' clipped record gradients (shuffle_sgd.clipped_record_grads, one fused pass) against
     numpy's record_grads then clip_l2, with clipping on most records, some, and none; (T, n, d) and (T, N, K, d)."""
+    from algorithms import shuffle_sgd
     from algorithms.shuffle_sgd import clip_l2, clipped_record_grads
 
+    assert shuffle_sgd.kernels is kernels
+    calls = []
+    real = kernels.clipped_grads
+    kernels.clipped_grads = lambda *a: calls.append(1) or real(*a)          # the fused path must be the one tested
+    try:
+        _compare_clipped(loss, L, clip_l2, clipped_record_grads)
+    finally:
+        kernels.clipped_grads = real
+    assert len(calls) == 2
+
+
+def _compare_clipped(loss, L, clip_l2, clipped_record_grads):
     rng = np.random.default_rng(4)
     for shape in ((T, 40), (T, N, K)):
         X = rng.standard_normal(shape + (d,))
@@ -128,3 +141,29 @@ def test_a_changed_record_gradient_goes_through_numpy(monkeypatch):
     monkeypatch.setattr(Squared, "dphi", lambda self, z, y, xsq: 2 * (z - y))
     np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf)[0],
                                2 * (np.einsum("tnd,td->tn", X, W) - y)[..., None] * X, rtol=1e-12)
+    monkeypatch.undo()
+    from algorithms import shuffle_sgd
+    from algorithms.losses import LinearModelLoss
+
+    base = LinearModelLoss.record_grads                                     # a fault patched onto the base class
+    monkeypatch.setattr(LinearModelLoss, "record_grads", lambda self, w, X, y, xsq=None: 3 * base(self, w, X, y, xsq))
+    np.testing.assert_allclose(clipped_record_grads(Squared(), W, X, y, np.inf)[0], 3 * clean, rtol=1e-12)
+    monkeypatch.undo()
+    monkeypatch.setattr(shuffle_sgd, "clip_l2", lambda g, L: g)             # a clipping that forgets to clip
+    assert np.linalg.norm(clipped_record_grads(Squared(), W, X, y, 0.01)[0], axis=-1).max() > 0.1
+
+
+def test_a_zero_record_under_the_moreau_hinge_is_numpys_not_an_exception():
+    """||x|| = 0 divides by zero in the hinge envelope's derivative: numpy gives inf, clipped to 1; so does the
+    kernel (error_model numpy), where numba's default would raise ZeroDivisionError."""
+    from algorithms.shuffle_sgd import clip_l2, clipped_record_grads
+
+    X = np.random.default_rng(6).standard_normal((T, 8, d))
+    X[:, 3] = 0.0
+    y = np.where(np.arange(8) % 2 == 0, 1.0, -1.0)[None, :].repeat(T, axis=0)
+    loss = MoreauHinge(mu=0.1, beta_s=2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = clip_l2(loss.record_grads(W, X, y), 1.0)
+    got, total = clipped_record_grads(loss, W, X, y, 1.0)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    assert np.isfinite(total).all()

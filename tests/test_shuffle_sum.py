@@ -305,7 +305,7 @@ def test_noise_on_the_sum_instead_of_the_mean_is_caught_by_noise_calibration(mon
     real = shuffle_sgd._sgd
 
     def sum_noise(records, loss, *, release, **kw):     # the fault: sigma on the sum, i.e. sigma/b on the mean
-        return real(records, loss, release=lambda g: mechanisms.gaussian(g.sum(axis=1), 0.5, rng=kw["rng"]), **kw)
+        return real(records, loss, release=lambda g, exact: mechanisms.gaussian(exact, 0.5, rng=kw["rng"]), **kw)
 
     monkeypatch.setattr(shuffle_sgd, "_sgd", sum_noise)
     assert verdicts(runner.run_spec(_tiny_central()))["noise"] == "fail"
@@ -320,10 +320,10 @@ def test_a_biased_curator_is_caught_by_lemma42(monkeypatch):
     real = shuffle_sgd._sgd
 
     def biased(records, loss, *, release, **kw):
-        def rel(g):
+        def rel(g, exact):
             shift = np.zeros(g.shape[-1])
             shift[0] = 0.5 * g.shape[1]
-            return release(g) + shift
+            return release(g, exact) + shift
         return real(records, loss, release=rel, **kw)
 
     monkeypatch.setattr(shuffle_sgd, "_sgd", biased)
@@ -334,16 +334,18 @@ def test_a_biased_curator_is_caught_by_lemma42(monkeypatch):
 def test_fused_rounding_is_numpys_elementwise_rounding_bit_for_bit(lead):
     """P_1D / P_VEC round and sum in one numba pass (kernels.round_counts); the reference is numpy's elementwise
     ``_round`` on the transposed shifted inputs, summed over the users, from the same generator state: equal counts,
-    bit for bit, on inputs off and on the grid and at both ends of [0, Delta]."""
+    bit for bit, on inputs off and on the grid, at both ends of [0, Delta] and just outside them (within the
+    tolerance the guard allows), on broadcast views (as catalog/shuffle_000_sums.py passes them) and empty shapes."""
     rng = np.random.default_rng(7)
-    for n, d in ((1, 1), (37, 1), (200, 10), (5, 33)):
-        pv = ss.thm32(n=n, d=d, eps=2.0, delta=1e-6, Delta2=1.5)
+    for n, d in ((1, 1), (37, 1), (200, 10), (5, 33), (0, 3), (4, 0)):
+        pv = ss.thm32(n=max(n, 1), d=max(d, 1), eps=2.0, delta=1e-6, Delta2=1.5)
         one = pv.one_d
         x = rng.standard_normal(lead + (n, d))
-        x *= 1.5 * rng.uniform(0, 1, size=lead + (n, 1)) / np.linalg.norm(x, axis=-1, keepdims=True)
-        x.reshape(-1, d)[:1] = 0.0                                          # shifted: mid-range
-        if d == 1:
-            x.reshape(-1)[-1:] = 1.5                                        # shifted: Delta exactly
+        x *= 1.5 * rng.uniform(0, 1, size=lead + (n, 1)) / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
+        if x.size and d == 1:
+            x.reshape(-1)[:4] = [0.0, 1.5, -1.5, -1.5 * (1 + 1e-13)][:x.size]   # shifted: mid, Delta, 0, below 0
+        elif x.size:
+            x.reshape(-1, d)[:1] = 0.0                                      # shifted: mid-range
         seed = int(rng.integers(1 << 30))
         ref = ss._round(np.ascontiguousarray(np.swapaxes(x + 1.5, -1, -2)), one, np.random.default_rng(seed))
         got = ss._rounded_sum(x, 1.5, one, np.random.default_rng(seed))
@@ -353,6 +355,10 @@ def test_fused_rounding_is_numpys_elementwise_rounding_bit_for_bit(lead):
         r = np.random.default_rng(seed)
         want = ss._round(w, one, r).sum(axis=-1) + ss._noise(n, one, w.shape[:-1], r)
         assert np.array_equal(ss.p1d_count(w, one, np.random.default_rng(seed)), want)
+        if x.size:                                                          # a broadcast view of one trial's inputs
+            view = np.broadcast_to(x.reshape((-1,) + x.shape[-2:])[0], (3,) + x.shape[-2:])
+            ref = ss._round(np.ascontiguousarray(np.swapaxes(view + 1.5, -1, -2)), one, np.random.default_rng(seed))
+            assert np.array_equal(ss._rounded_sum(view, 1.5, one, np.random.default_rng(seed)), ref.sum(axis=-1))
 
 
 def test_fused_rounding_refuses_inputs_outside_the_range():

@@ -126,12 +126,11 @@ def run(records: Records, loss, *, T: int, eta: float, L: float, radius: float, 
         members = np.arange(k * size, (k + 1) * size)
         X, y = records.take(np.broadcast_to(members, (trials, 1, size)))
         X, y = X[:, 0], y[:, 0]                                             # (trials, size, d), (trials, size)
-        xsq = np.einsum("tnd,tnd->tn", X, X)
         avg = np.zeros((trials, d))
         centre = w.copy()                                                   # this group's starting point
         for t in range(T):
             avg += (w - avg) / (t + 1)                                      # running mean of theta_0 .. theta_t
-            g, exact = clipped_record_grads(loss, w, X, y, L, xsq)
+            g, exact = clipped_record_grads(loss, w, X, y, L)
             joined[:, members] += 1
             total = send(g)                                                 # the server's estimate of the sum
             err = total - exact

@@ -37,9 +37,9 @@ _BASE_RECORD_GRADS = LinearModelLoss.record_grads
 _CLIP_L2 = clip_l2
 
 
-def clipped_record_grads(loss: LinearModelLoss, w: np.ndarray, X: np.ndarray, y: np.ndarray, L: float,
-                         xsq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Every record's gradient clipped to norm L, ``clip_l2(loss.record_grads(w, X, y, xsq), L)``, and their sum per
+def clipped_record_grads(loss: LinearModelLoss, w: np.ndarray, X: np.ndarray, y: np.ndarray,
+                         L: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every record's gradient clipped to norm L, ``clip_l2(loss.record_grads(w, X, y), L)``, and their sum per
     trial: X (T, ..., d) -> ((T, ..., d), (T, d)). In one fused pass (algorithms/kernels.clipped_grads) when the loss
     has a kernel code, its ``record_grads`` is the base class's as imported and ``clip_l2`` is this module's; a loss
     whose derivative or record gradients are changed (a subclass, a planted fault, also one patched onto the base
@@ -47,7 +47,7 @@ def clipped_record_grads(loss: LinearModelLoss, w: np.ndarray, X: np.ndarray, y:
     (tests/test_kernels.py)."""
     k = loss.kernel
     if k is None or type(loss).record_grads is not _BASE_RECORD_GRADS or clip_l2 is not _CLIP_L2:
-        g = clip_l2(loss.record_grads(w, X, y, xsq), L)
+        g = clip_l2(loss.record_grads(w, X, y), L)
         return g, g.reshape(g.shape[0], -1, g.shape[-1]).sum(axis=1)
     return kernels.clipped_grads(X, y, w, k[0], k[1], loss.mu, L)
 

@@ -60,7 +60,7 @@ def run(records: Records, loss, *, stages: tuple[Stage, ...], mu: float, lam: fl
     next_batch: Callable[[], np.ndarray]
     one_pass_uses: np.ndarray | None = None
     if one_pass:
-        batches = sampling.disjoint_batches(rng, (T, N), n, K, total)
+        batches = sampling.disjoint_batches(rng, (T, N), n, K, total, fresh=records.fresh)
         one_pass_uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(T, N, -1))
         batch_iter = iter(batches)
         next_batch = lambda: next(batch_iter)  # noqa: E731

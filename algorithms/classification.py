@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms.data import silo_dots, sq_norms
+
 
 @dataclass(frozen=True)
 class SphereClassification:
@@ -26,8 +28,8 @@ class SphereClassification:
         if shape[-2] != self.N:
             raise ValueError(f"sample shape {shape} must have N={self.N} silos on axis -2")
         X = rng.standard_normal(shape + (self.d,))
-        X *= self.radius / np.sqrt(np.einsum("...d,...d->...", X, X))[..., None]
-        z = np.einsum("...nmd,nd->...nm", X, self.w_star)
+        X *= self.radius / np.sqrt(sq_norms(X))[..., None]
+        z = silo_dots(X, self.w_star)
         y = np.where(rng.random(shape) < 1.0 / (1.0 + np.exp(-z)), 1.0, -1.0)
         return X, y
 

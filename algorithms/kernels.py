@@ -317,3 +317,85 @@ def clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: flo
     g, total = _clipped_grads(_c(X).reshape(T, -1, d), _c(y).reshape(T, -1), _c(w), int(code), float(p), float(mu),
                               float(L))
     return g.reshape(X.shape), total
+
+
+EINSUM_BUFFER = 8192            # numpy's iterator buffer, in elements: einsum's reductions sum in chunks of it
+
+
+@njit(cache=True)
+def _masked_sq_sum(a: np.ndarray, m: np.ndarray, chunk: int) -> np.ndarray:
+    """out[t] = sum_{n, j} a[t, n, j]^2 m[t, n], in the order numpy's ``einsum("tnd,tnd,tn->t", a, a, m)`` sums:
+    record by record, coordinates inner, each run of ``chunk`` products summed from zero and added to the total."""
+    T, N, D = a.shape
+    out = np.zeros(T)
+    for t in range(T):
+        total = 0.0
+        acc = 0.0
+        c = 0
+        for n in range(N):
+            mt = m[t, n]
+            for j in range(D):
+                acc += a[t, n, j] * a[t, n, j] * mt
+                c += 1
+                if c == chunk:
+                    total += acc
+                    acc = 0.0
+                    c = 0
+        out[t] = total + acc
+    return out
+
+
+def masked_sq_sum(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """sum_{n, j} a[t, n, j]^2 mask[t, n] per t for a (T, N, d) and a 0/1 mask (T, N): bit for bit numpy's
+    ``einsum("tnd,tnd,tn->t", a, a, mask)`` (a round's released noise; tests/test_kernels.py pins it), without
+    einsum's cost per (t, n) cell when d is small (about 10 ns a cell at d = 1)."""
+    d = a.shape[-1]
+    return _masked_sq_sum(_c(a), _c(mask), max(EINSUM_BUFFER - EINSUM_BUFFER % d, 1) if d else 1)
+
+
+@njit(cache=True)
+def _max_multiplicity(flat: np.ndarray, span: int) -> int:
+    """The largest count of one value in any row of flat (C, m), values in [0, span); -1 if one lies outside."""
+    counts = np.zeros(span, dtype=np.int64)
+    best = 0
+    for c in range(flat.shape[0]):
+        for k in range(flat.shape[1]):
+            i = flat[c, k]
+            if i < 0 or i >= span:
+                return -1
+            counts[i] += 1
+            if counts[i] > best:
+                best = counts[i]
+        for k in range(flat.shape[1]):
+            counts[flat[c, k]] = 0
+    return best
+
+
+def max_multiplicity(idx: np.ndarray) -> int:
+    """The largest number of times one index occurs along the last axis of idx (..., m), over every leading cell:
+    one pass with a count per index value (algorithms/result.py)."""
+    if idx.size == 0:
+        return 0
+    flat = np.ascontiguousarray(idx.reshape(-1, idx.shape[-1]), dtype=np.int64)
+    low = int(flat.min())
+    if low < 0:
+        raise ValueError(f"indices must be non-negative, not {low}")
+    best = _max_multiplicity(flat, int(flat.max()) + 1)
+    if best < 0:
+        raise ValueError("indices outside [0, max]")
+    return int(best)
+
+
+def warm() -> None:
+    """Load every kernel into this process (from numba's cache, or compiled on a first run): about 0.3 s, the most of
+    it numba's one-time start-up. A process that forks workers or children (engine/executors.py, ``run --jobs``)
+    calls it first, so that they inherit the loaded kernels instead of each loading them again."""
+    X, y, w = np.ones((2, 2)), np.ones(2), np.zeros((1, 2))
+    gather_grad(X, y, np.zeros((1, 1, 1), dtype=np.int64), w, SQUARED, 0.0, 0.0)
+    sphere_linear_grad(np.ones((1, 1, 1, 2)), np.full((1, 1, 1), 0.5), np.ones((1, 2)), 1.0, -0.1, 0.1, w, SQUARED,
+                       0.0, 0.0)
+    mark_read(np.zeros((1, 1, 2), dtype=bool), np.zeros((1, 1, 1), dtype=np.int64))
+    round_counts(np.zeros((1, 2, 2)), np.full((1, 2, 2), 0.5), 1.0, 2.0, 1.0, -1.0, 1.0)
+    clipped_grads(np.ones((1, 2, 2)), np.ones((1, 2)), w, SQUARED, 0.0, 0.0, 1.0)
+    masked_sq_sum(np.ones((1, 2, 2)), np.ones((1, 2)))
+    max_multiplicity(np.zeros((1, 2), dtype=np.int64))

@@ -6,6 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
+from algorithms import kernels
 from algorithms.events import Event
 
 
@@ -29,10 +30,5 @@ def multiplicity_per_trial(idx: np.ndarray) -> np.ndarray:
 
 def max_multiplicity(idx: np.ndarray) -> int:
     """Largest number of times one index occurs along the last axis, for every leading cell: idx (..., m)
-    of non-negative indices. One bincount over cell-offset indices: O(size), no sort."""
-    if idx.size == 0:
-        return 0
-    flat = idx.reshape(-1, idx.shape[-1]).astype(np.int64)
-    span = int(flat.max()) + 1
-    offsets = (np.arange(flat.shape[0], dtype=np.int64) * span)[:, None]
-    return int(np.bincount((flat + offsets).ravel()).max())
+    of non-negative indices. One pass with a count per index value (algorithms/kernels.py): O(size), no sort."""
+    return kernels.max_multiplicity(idx)

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from algorithms import mechanisms, sampling
+from algorithms import kernels, mechanisms, sampling
 from algorithms.data import Records
 
 
@@ -36,7 +36,7 @@ class SiloRounds:
         clean = self.records.batch_grad(next_batch(), self.loss, query)
         msg = mechanisms.gaussian(clean, self.sigma, rng=self.rng)
         noise = msg - clean
-        self.noise_sq += np.einsum("tnd,tnd,tn->t", noise, noise, mask.astype(np.float64))
+        self.noise_sq += kernels.masked_sq_sum(noise, mask.astype(np.float64))   # einsum("tnd,tnd,tn->t"), bit for bit
         self.noise_coords += mask.sum(axis=1) * noise.shape[2]
         self.uses += mask
         g = (msg * mask[..., None]).sum(axis=1) / M[:, None]

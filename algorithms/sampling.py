@@ -19,21 +19,33 @@ def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) 
     u = rng.random(shape + (K,))            # one draw for all K steps; step j uses floor(u (j + 1)) in {0..j}
     for col, j in enumerate(range(n - K, n)):
         t = np.minimum(np.floor(u[..., col] * (j + 1)), j).astype(np.int64)
-        taken = (out[..., :col] == t[..., None]).any(axis=-1) if col else np.zeros(shape, bool)
-        out[..., col] = np.where(taken, j, t)
+        if col:
+            out[..., col] = np.where((out[..., :col] == t[..., None]).any(axis=-1), j, t)
+        else:                               # nothing taken yet
+            out[..., col] = t
     return out
 
 
-def random_order(rng: np.random.Generator, shape: tuple[int, ...], n: int) -> np.ndarray:
-    """A uniformly random order of {0..n-1} per cell: (*shape, n) (the ranks of n i.i.d. uniforms)."""
-    return np.argsort(rng.random(shape + (n,)), axis=-1)
+def random_order(rng: np.random.Generator, shape: tuple[int, ...], n: int, *, fresh: bool = False) -> np.ndarray:
+    """A uniformly random order of {0..n-1} per cell: (*shape, n) (the ranks of n i.i.d. uniforms).
+
+    ``fresh``: the records are not drawn yet (algorithms.data.Records streams them, i.i.d., as they are first
+    read, whatever their index), so an order of them is only a labelling: the identity order, after the same
+    uniforms are drawn (every later draw of ``rng`` is unchanged), gives the run the same records and the same
+    numbers, without sorting n keys per cell. The records' guard against a second read still sees every index."""
+    keys = rng.random(shape + (n,))
+    if fresh:
+        return np.broadcast_to(np.arange(n, dtype=np.intp), keys.shape).copy()
+    return np.argsort(keys, axis=-1)
 
 
-def disjoint_batches(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int, R: int) -> np.ndarray:
-    """R disjoint batches of K records per cell (one pass over a random order): (R, *shape, K)."""
+def disjoint_batches(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int, R: int, *,
+                     fresh: bool = False) -> np.ndarray:
+    """R disjoint batches of K records per cell (one pass over a random order): (R, *shape, K). ``fresh``: as
+    ``random_order``'s."""
     if R * K > n:
         raise ValueError(f"R*K = {R}*{K} exceeds n={n}: one-pass batches cannot be disjoint")
-    order = random_order(rng, shape, n)[..., : R * K]
+    order = random_order(rng, shape, n, fresh=fresh)[..., : R * K]
     return np.moveaxis(order.reshape(shape + (R, K)), -2, 0)
 
 

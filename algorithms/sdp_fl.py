@@ -50,7 +50,7 @@ def run_sdp_acsa(records: Records, loss, *, stages: tuple[acsa.Stage, ...], mu: 
     if M_range != (N, N):
         raise ValueError(f"Alg. 6 is run with every silo in every round here (M = N, Thm 5.2); participation {M_range}")
     total = sum(s.rounds for s in stages)
-    batches = sampling.disjoint_batches(rng, (T, N), n, K, total)
+    batches = sampling.disjoint_batches(rng, (T, N), n, K, total, fresh=records.fresh)
     uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(T, N, -1))
     err_sq = np.zeros(T)
     grad_err = np.zeros(T) if grad_F is not None else None

@@ -84,7 +84,8 @@ def _agd(records: Records, loss, *, T: int, b: int, K: float, phases: int, L_cli
     trials, d = records.trials, records.d
     rounds = T * phases
     # every round of every phase gets its own b users: one random order of the n users, cut into disjoint batches
-    batches = sampling.disjoint_batches(rng, (trials, 1), records.n, b, rounds)      # (rounds, trials, 1, b)
+    batches = sampling.disjoint_batches(rng, (trials, 1), records.n, b, rounds,
+                                         fresh=records.fresh)      # (rounds, trials, 1, b)
     uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(trials, 1, -1))
     for per in (phase_K, phase_beta_s):
         if per is not None and len(per) != phases:
@@ -145,9 +146,10 @@ def _output(ag: np.ndarray, events: tuple, err_sq: np.ndarray, grad_err: np.ndar
                      extra={"sum_error_sq": err_sq / max(rounds, 1)})
 
 
-def user_order(rng: np.random.Generator, trials: int, n: int) -> np.ndarray:
-    """A uniformly random order of the n users per trial: (trials, 1, n) (the tests plant faults here)."""
-    return sampling.random_order(rng, (trials, 1), n)
+def user_order(rng: np.random.Generator, trials: int, n: int, *, fresh: bool = False) -> np.ndarray:
+    """A uniformly random order of the n users per trial: (trials, 1, n) (the tests plant faults here); ``fresh``:
+    as sampling.random_order's."""
+    return sampling.random_order(rng, (trials, 1), n, fresh=fresh)
 
 
 def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...], K: tuple[float, ...],
@@ -171,7 +173,7 @@ def _agd_phases(records: Records, loss, *, b: tuple[int, ...], T: tuple[int, ...
     for bj, Tj in zip(b, T):
         if bj < 1 or Tj < 1 or bj * Tj > group:
             raise ValueError(f"T_j b_j = {Tj}*{bj} users exceed a phase's group of {group}: batches cannot be disjoint")
-    order = user_order(rng, trials, n)
+    order = user_order(rng, trials, n, fresh=records.fresh)
     batches = [np.moveaxis(order[..., j * group: j * group + T[j] * b[j]].reshape(trials, 1, T[j], b[j]), -2, 0)
                for j in range(phases)]                             # phase j: (T_j, trials, 1, b_j)
     uses = multiplicity_per_trial(np.concatenate([np.moveaxis(x, 0, -2).reshape(trials, 1, -1) for x in batches],

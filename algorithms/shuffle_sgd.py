@@ -100,7 +100,7 @@ def _sgd(records: Records, loss, *, T: int, b: int, eta: float, L: float, radius
     trials, n, d = records.trials, records.n, records.d
     w = np.zeros((trials, d))
     avg = np.zeros((trials, d))
-    batches = sampling.disjoint_batches(rng, (trials, 1), n, b, T)          # (T rounds, trials, 1, b)
+    batches = sampling.disjoint_batches(rng, (trials, 1), n, b, T, fresh=records.fresh)   # (T, trials, 1, b)
     uses = multiplicity_per_trial(np.moveaxis(batches, 0, -2).reshape(trials, 1, -1))
     err_sq = np.zeros(trials)
     for t in range(T):

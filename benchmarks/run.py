@@ -133,7 +133,7 @@ def baseline_onepass(kw: dict, pop, seed: int = 1) -> np.ndarray:
     outs = []
     for t in range(kw["T"]):
         data, alg = streams_for(ps, [t], 0), streams_for(ps, [t], 1)
-        batches = sampling.disjoint_batches(alg, (1, N), n, K, total)
+        sampling.disjoint_batches(alg, (1, N), n, K, total, fresh=True)   # keeps the streams aligned; records fresh
         w_ag = np.zeros(d)
         rr = 0
         for stage in kw["stages"]:
@@ -156,7 +156,6 @@ def baseline_onepass(kw: dict, pop, seed: int = 1) -> np.ndarray:
                 w = mechanisms.project_ball(z, kw["radius"])
                 w_ag = a * w + (1 - a) * w_ag
                 rr += 1
-        del batches
         outs.append(w_ag)
     return np.array(outs)
 

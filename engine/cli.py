@@ -420,6 +420,7 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
     import signal
     import time
 
+    from algorithms import kernels
     from engine import executors, render  # noqa: F401  (imported here, once, for every child)
     from engine.kinds.learning import runner
     from engine.kinds.learning.spec import Spec as LearningSpec
@@ -449,6 +450,7 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
         return runner.memory_estimate(spec, trials, workers)[0] > share
 
     context = multiprocessing.get_context("fork")
+    kernels.warm()                                 # loaded once here, inherited by every child (about 0.3 s each)
     order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
     waiting = list(order)
     running: dict[int, _Child] = {}

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from algorithms import kernels
 from engine import allocator, threads
 
 RETRIES = 2             # a unit whose worker died is run again this many times
@@ -254,6 +255,8 @@ class Processes:
         """Run units in one pool, yielding results; returns the units lost to a broken pool."""
         broken = []
         context = multiprocessing.get_context()
+        if context.get_start_method() == "fork":
+            kernels.warm()                              # the workers inherit the loaded kernels (about 0.3 s each)
         # a fork server's children are not ours: they watch the fork server, which exits with this process
         parent = 0 if context.get_start_method() == "forkserver" else os.getpid()
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,

@@ -48,8 +48,8 @@ def test_wrong_sensitivity_in_the_calibration_is_caught(monkeypatch):
 def test_record_reused_in_the_one_pass_version_is_caught_by_accounting(monkeypatch):
     real = sampling.disjoint_batches
 
-    def reuse(rng, shape, n, K, R):                   # the fault: every round reads the first batch again
-        b = real(rng, shape, n, K, R)
+    def reuse(rng, shape, n, K, R, **k):              # the fault: every round reads the first batch again
+        b = real(rng, shape, n, K, R, **k)
         return np.broadcast_to(b[:1], b.shape).copy()
 
     monkeypatch.setattr(sampling, "disjoint_batches", reuse)

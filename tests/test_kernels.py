@@ -167,3 +167,45 @@ def test_a_zero_record_under_the_moreau_hinge_is_numpys_not_an_exception():
     got, total = clipped_record_grads(loss, W, X, y, 1.0)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
     assert np.isfinite(total).all()
+
+
+@pytest.mark.parametrize("shape", [(16, 1000, 1), (3, 7, 5), (4, 1000, 20), (64, 1000, 10), (2, 20000, 1),
+                                   (3, 333, 37), (2, 1000, 256), (5, 2000, 7), (2, 4097, 2), (0, 4, 3), (2, 0, 3)])
+def test_masked_sq_sum_is_einsums_bit_for_bit(shape):
+    """The rounds' released-noise sum (algorithms/rounds.py) as numpy's three-operand einsum sums it, in its
+    buffer's chunks (sizes around and above numpy's 8192-element buffer, d from 1 to 256)."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) * 0.3
+    m = (rng.random(shape[:2]) < 0.7).astype(np.float64)
+    want = np.einsum("tnd,tnd,tn->t", a, a, m)
+    assert np.array_equal(kernels.masked_sq_sum(a, m), want)
+    assert np.array_equal(kernels.masked_sq_sum(a[:, ::-1], m[:, ::-1]),          # a view: made contiguous
+                          np.einsum("tnd,tnd,tn->t", a[:, ::-1], a[:, ::-1], m[:, ::-1]))
+
+
+def test_max_multiplicity_counts_as_unique_does():
+    rng = np.random.default_rng(4)
+    for shape, high in [((3, 4, 50), 60), ((7, 200), 30), ((1, 5), 1)]:
+        idx = rng.integers(0, high, size=shape)
+        rows = idx.reshape(-1, shape[-1])
+        assert kernels.max_multiplicity(idx) == max(int(np.unique(r, return_counts=True)[1].max()) for r in rows)
+    assert kernels.max_multiplicity(np.zeros((2, 3, 0), dtype=np.int64)) == 0
+    assert kernels.max_multiplicity(np.arange(10).reshape(2, 5)) == 1
+    with pytest.raises(ValueError):
+        kernels.max_multiplicity(np.array([[1, -1]]))
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_record_norms_and_silo_dots_are_einsums_bit_for_bit(d):
+    """The synthetic records' squared norms and <x, w*_i> (algorithms/data.py): at d = 1 computed without einsum,
+    with einsum's values to the sign of a zero."""
+    from algorithms.data import silo_dots, sq_norms
+
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((3, 4, 50, d))
+    X[0, 0, :2] = [0.0], [-0.0]
+    w = rng.standard_normal((4, d))
+    w[0] = 0.0
+    for got, want in [(sq_norms(X), np.einsum("...d,...d->...", X, X)),
+                      (silo_dots(X, w), np.einsum("...nmd,nd->...nm", X, w))]:
+        assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))

@@ -38,6 +38,33 @@ def test_disjoint_batches_never_share_a_record():
         sampling.disjoint_batches(np.random.default_rng(1), (1,), 10, 4, 3)
 
 
+def test_the_order_of_fresh_records_is_the_identity_after_the_same_draws():
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    random = sampling.random_order(a, (2, 3), 40)
+    fresh = sampling.random_order(b, (2, 3), 40, fresh=True)
+    assert (np.sort(random, axis=-1) == fresh).all() and fresh.flags.writeable
+    assert a.random() == b.random()                          # the generator's later draws are unchanged
+
+
+@pytest.mark.parametrize("name", ["agd_smooth", "shuffle_sgd", "shuffle_agd_sc_hinge_acc_eps"])
+def test_a_streamed_run_does_not_depend_on_the_order_of_its_fresh_records(monkeypatch, name):
+    """Streamed records are drawn as they are read, whatever their index: the identity order (``fresh``) and the
+    random order give the same numbers, and the record uses measured from the indices are the same."""
+    from algorithms.data import Records
+    from engine.kinds.learning import runner
+    from tests.helpers import _tiny
+
+    data = {"agd_smooth": {"N": 4, "n": 2000, "d": 10}}.get(name, {"n": 20000})
+    spec = _tiny(name, "tiny_" + name, data, 3)
+    outs = []
+    for fresh in (True, False):
+        monkeypatch.setattr(Records, "fresh", property(lambda self, f=fresh: f and not self.materialised))
+        (point,) = runner.run_spec(spec)["points"]
+        assert not point["materialised"]
+        outs.append((point["measurements"], point["events"], point["noise_sq_sum"]))
+    assert outs[0] == outs[1]
+
+
 def test_max_multiplicity():
     assert max_multiplicity(np.array([[1, 2, 3], [4, 4, 5]])) == 2
     assert max_multiplicity(np.array([[7, 7, 7, 1]])) == 3

@@ -140,7 +140,7 @@ def test_each_phase_runs_on_its_own_envelope_and_steps(monkeypatch):
     rng = np.random.default_rng(0)
 
     class _Records:                     # two trials of n users on the unit sphere, labels +-1
-        trials, n, d, N = 2, 4000, 4, 1
+        trials, n, d, N, fresh = 2, 4000, 4, 1, False
 
         def take(self, idx):
             X = rng.standard_normal(idx.shape + (4,))

@@ -65,6 +65,7 @@ class _Recording:
 
     def __init__(self, trials, n, d=2):
         self.trials, self.n, self.d, self.N, self.seen = trials, n, d, 1, []
+        self.fresh = False
 
     def take(self, idx):
         self.seen.append(idx.copy())
@@ -78,7 +79,7 @@ def test_phases_read_disjoint_groups_each_user_in_one_call(monkeypatch):
     kw = res.run_kwargs
     orders = []
     real = shuffle_agd.user_order
-    monkeypatch.setattr(shuffle_agd, "user_order", lambda *a: orders.append(real(*a)) or orders[-1])
+    monkeypatch.setattr(shuffle_agd, "user_order", lambda *a, **k: orders.append(real(*a, **k)) or orders[-1])
     rec = _Recording(trials=3, n=int(C["n"]))
     out = shuffle_agd.run(rec, Squared(mu=0.5), rng=np.random.default_rng(3), **kw)
     n_i, bs, Ts = int(C["n"]) // 4, kw["phase_b"], kw["phase_T"]
@@ -117,8 +118,8 @@ def test_clean_smooth_phases_pass_privacy_and_a_reused_user_fails(monkeypatch):
     assert [e["kind"] for e in composed["events"]] == ["shuffle_sum"] * 3
     real = shuffle_agd.user_order
 
-    def reuse(rng, trials, n):      # the fault: phase 2's group is phase 1's users again
-        out = real(rng, trials, n)
+    def reuse(rng, trials, n, **k):      # the fault: phase 2's group is phase 1's users again
+        out = real(rng, trials, n, **k)
         g = n // 3
         out[..., g:2 * g] = out[..., :g]
         return out

@@ -63,6 +63,7 @@ def test_restart_phases_have_disjoint_users_and_chain():
     class Recording:                                               # records which users each round reads
         def __init__(self, trials, n, d, rng):
             self.trials, self.n, self.d, self.N, self.rng, self.seen = trials, n, d, 1, rng, []
+            self.fresh = False
 
         def take(self, idx):
             self.seen.append(idx.copy())

@@ -102,7 +102,7 @@ def test_restart_phases_have_disjoint_users_and_chain():
 class _OnePoint:
     """One trial of 12 users, every one with x = e_1 and y = 1."""
 
-    trials, n, d, N = 1, 12, 2, 1
+    trials, n, d, N, fresh = 1, 12, 2, 1, False
 
     def take(self, idx):
         X = np.zeros(idx.shape + (2,))

@@ -386,6 +386,32 @@ def max_multiplicity(idx: np.ndarray) -> int:
     return int(best)
 
 
+
+@njit(cache=True)
+def _floyd_subsets(u: np.ndarray, n: int) -> np.ndarray:
+    """Floyd's algorithm per row of u (C, K): step j = n - K + col takes t = min(floor(u[c, col] (j + 1)), j), or j
+    if t was taken at an earlier step (algorithms/sampling.py's k_subsets, the same operations)."""
+    C, K = u.shape
+    out = np.empty((C, K), dtype=np.int64)
+    for c in range(C):
+        for col in range(K):
+            j = n - K + col
+            t = min(math.floor(u[c, col] * (j + 1)), j)
+            for k in range(col):
+                if out[c, k] == t:
+                    t = j
+                    break
+            out[c, col] = t
+    return out
+
+
+def floyd_subsets(u: np.ndarray, n: int) -> np.ndarray:
+    """Uniform K-subsets of {0..n-1} from the uniforms u (..., K), one per cell, by Floyd's algorithm: (..., K)
+    int64, equal to sampling.k_subsets' vectorised numpy steps on the same u (tests/test_numerics.py)."""
+    K = u.shape[-1]
+    return _floyd_subsets(_c(u).reshape(-1, K), int(n)).reshape(u.shape)
+
+
 def warm() -> None:
     """Load every kernel into this process (from numba's cache, or compiled on a first run): about 0.3 s, the most of
     it numba's one-time start-up. A process that forks workers or children (engine/executors.py, ``run --jobs``)
@@ -399,3 +425,4 @@ def warm() -> None:
     clipped_grads(np.ones((1, 2, 2)), np.ones((1, 2)), w, SQUARED, 0.0, 0.0, 1.0)
     masked_sq_sum(np.ones((1, 2, 2)), np.ones((1, 2)))
     max_multiplicity(np.zeros((1, 2), dtype=np.int64))
+    floyd_subsets(np.full((1, 2), 0.5), 3)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from algorithms import kernels
+
 
 def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) -> np.ndarray:
     """Uniform K-subsets of {0..n-1}, independently for each cell of ``shape``: (*shape, K) int64.
 
-    Small K: Floyd's algorithm, vectorised (O(K^2) work per cell, no O(n) pass).
+    Small K: Floyd's algorithm (O(K^2) work per cell, no O(n) pass; a compiled loop, algorithms/kernels.py).
     Large K: the K smallest of n i.i.d. uniforms (argpartition), also an exact uniform subset.
     """
     if not 1 <= K <= n:
@@ -15,15 +17,8 @@ def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) 
     if K * K > n:
         keys = rng.random(shape + (n,))
         return np.argpartition(keys, K - 1, axis=-1)[..., :K].astype(np.int64)
-    out = np.empty(shape + (K,), dtype=np.int64)
     u = rng.random(shape + (K,))            # one draw for all K steps; step j uses floor(u (j + 1)) in {0..j}
-    for col, j in enumerate(range(n - K, n)):
-        t = np.minimum(np.floor(u[..., col] * (j + 1)), j).astype(np.int64)
-        if col:
-            out[..., col] = np.where((out[..., :col] == t[..., None]).any(axis=-1), j, t)
-        else:                               # nothing taken yet
-            out[..., col] = t
-    return out
+    return kernels.floyd_subsets(u, n)
 
 
 def random_order(rng: np.random.Generator, shape: tuple[int, ...], n: int, *, fresh: bool = False) -> np.ndarray:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms import acsa, mechanisms, sampling
+from algorithms import acsa, kernels, mechanisms, sampling
 from algorithms.data import Records, make_sphere_linear
 from algorithms.losses import Logistic, Squared
 from algorithms.streams import TrialStreams, streams_for
@@ -298,14 +298,24 @@ _TINY = np.finfo(np.float64).tiny
 class PerSampleClipped:
     """DP-SGD's per-sample clipping (Opacus's ``max_grad_norm``) on a linear-model loss: ``batch_grad`` forms every
     record's gradient, takes its l2 norm and scales it to at most C before averaging, the generic way Opacus does
-    it (not through the linear model's shortcut |phi'| ||x||). The rounds (algorithms/rounds.py) use only
-    ``batch_grad``; anything else is the wrapped loss's."""
+    it (not through the linear model's shortcut |phi'| ||x||): in one pass through the engine's clipped-gradient
+    kernel (``kernels.clipped_grads``, the one the shuffle model's P_SGD uses) when the wrapped loss has a kernel
+    code, else in numpy. It has no ``kernel`` of its own: the rounds' fused gradient kernel (Records.batch_grad)
+    would skip the clipping, so the rounds call ``batch_grad``; anything else is the wrapped loss's."""
+
+    kernel = None
 
     def __init__(self, loss, C: float):
         self.loss, self.C = loss, C
 
     def batch_grad(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """w (T, d), X (T, N, K, d), y (T, N, K) -> the mean clipped gradient of each silo's batch, (T, N, d)."""
+        T, N, K, d = X.shape
+        code = self.loss.kernel
+        if code is not None:                   # each (trial, silo) batch as one cell of the kernel, at its trial's w
+            _, total = kernels.clipped_grads(X.reshape(T * N, K, d), y.reshape(T * N, K), np.repeat(w, N, axis=0),
+                                             code[0], code[1], float(self.loss.mu), float(self.C))
+            return (total / K).reshape(T, N, d)
         # every record's gradient phi'(<w, x>) x + mu w, as loss.record_grads forms it, with fixed einsum subscripts
         # (record_grads' "t...d" ones cost twice as much at these sizes)
         z, xsq = np.einsum("tnkd,td->tnk", X, w), np.einsum("tnkd,tnkd->tnk", X, X)
@@ -313,7 +323,6 @@ class PerSampleClipped:
         if self.loss.mu:
             g += self.loss.mu * w[:, None, None, :]
         norm = np.sqrt(np.einsum("tnkd,tnkd->tnk", g, g))
-        K = X.shape[2]
         scale = np.minimum(1.0 / K, (self.C / K) / np.maximum(norm, _TINY))  # min(1, C / ||g||) / K
         return np.einsum("tnk,tnkd->tnd", scale, g)
 

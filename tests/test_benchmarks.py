@@ -95,11 +95,35 @@ def test_per_sample_clipping_matches_a_record_by_record_reference_and_bites():
                     x = X[t, i, k]
                     g = -y[t, i, k] * x / (1.0 + math.exp(y[t, i, k] * float(x @ w[t])))   # d/dw ln(1 + e^{-y<w,x>})
                     want[t, i] += g * min(1.0, C / float(np.linalg.norm(g))) / K
-        got = run.PerSampleClipped(Logistic(), C).batch_grad(w, X, y)
+        got = run.PerSampleClipped(Logistic(), C).batch_grad(w, X, y)               # the clipped-gradient kernel
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+        numpy_path = run.PerSampleClipped(_NoKernel(), C).batch_grad(w, X, y)
+        np.testing.assert_allclose(numpy_path, want, rtol=1e-12, atol=1e-15)
     unclipped = Logistic().batch_grad(w, X, y)
     assert np.allclose(run.PerSampleClipped(Logistic(), 100.0).batch_grad(w, X, y), unclipped)
     assert not np.allclose(run.PerSampleClipped(Logistic(), 0.3).batch_grad(w, X, y), unclipped)
+
+
+class _NoKernel(Logistic):
+    """The logistic loss through numpy (a subclass's dphi has no kernel code)."""
+
+    def dphi(self, z, y, xsq):
+        return super().dphi(z, y, xsq)
+
+
+def test_the_engines_clipped_dpsgd_clips(monkeypatch):
+    """The clipping reaches the engine's run: Records.batch_grad calls the wrapper (a loss with a kernel code would
+    be differentiated by the fused kernel, unclipped), and a clip below the gradients' norms changes the output."""
+    cfg = {"N": 1, "n": 64, "d": 4, "K": 8, "R": 20}
+    calls = []
+    real = run.PerSampleClipped.batch_grad
+    monkeypatch.setattr(run.PerSampleClipped, "batch_grad", lambda self, *a: calls.append(1) or real(self, *a))
+    assert run.PerSampleClipped(Logistic(), 1.0).kernel is None
+    clipped = run.engine_dpsgd(cfg, [0, 1], clip=0.05)
+    assert len(calls) == cfg["R"]
+    assert not np.allclose(clipped, run.engine_dpsgd(cfg, [0, 1], clip=None))
+    np.testing.assert_allclose(run.engine_dpsgd(cfg, [0, 1], clip=1.0), run.engine_dpsgd(cfg, [0, 1], clip=None),
+                               rtol=1e-12, atol=1e-15)      # the sphere's gradients are below 1: clipping is inert
 
 
 def test_draws_are_counted_exactly_and_the_streams_are_restored():

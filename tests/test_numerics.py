@@ -30,6 +30,27 @@ def test_k_subsets_are_uniform_subsets(n, K):
     assert stats.chisquare(counts).pvalue > P_FLOOR
 
 
+def _floyd_numpy(u: np.ndarray, n: int) -> np.ndarray:
+    """Floyd's algorithm vectorised in numpy over the cells of u (..., K): the reference for the compiled loop."""
+    K = u.shape[-1]
+    out = np.empty(u.shape, dtype=np.int64)
+    for col, j in enumerate(range(n - K, n)):
+        t = np.minimum(np.floor(u[..., col] * (j + 1)), j).astype(np.int64)
+        out[..., col] = np.where((out[..., :col] == t[..., None]).any(axis=-1), j, t) if col else t
+    return out
+
+
+@pytest.mark.parametrize("shape,n", [((500, 4), 200), ((3, 7, 5), 25), ((1000, 1), 1000), ((200, 10), 10),
+                                     ((50, 3), 3), ((0, 2), 5)])
+def test_compiled_floyd_is_the_numpy_steps(shape, n):
+    from algorithms import kernels
+
+    u = np.random.default_rng(n).random(shape)
+    u[:1] = 1 - 2.0**-53                                      # the largest uniform: floor(u (j + 1)) = j, then taken
+    got = kernels.floyd_subsets(u, n)
+    assert got.dtype == np.int64 and np.array_equal(got, _floyd_numpy(u, n))
+
+
 def test_disjoint_batches_never_share_a_record():
     b = sampling.disjoint_batches(np.random.default_rng(1), (3, 4), 50, 7, 7)
     flat = np.moveaxis(b, 0, -2).reshape(3, 4, -1)

@@ -350,7 +350,9 @@ def masked_sq_sum(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
     ``einsum("tnd,tnd,tn->t", a, a, mask)`` (a round's released noise; tests/test_kernels.py pins it), without
     einsum's cost per (t, n) cell when d is small (about 10 ns a cell at d = 1)."""
     d = a.shape[-1]
-    return _masked_sq_sum(_c(a), _c(mask), max(EINSUM_BUFFER - EINSUM_BUFFER % d, 1) if d else 1)
+    if d > EINSUM_BUFFER:                   # a record longer than einsum's buffer: einsum's own chunks, at no cost
+        return np.einsum("tnd,tnd,tn->t", a, a, mask)
+    return _masked_sq_sum(_c(a), _c(mask), EINSUM_BUFFER - EINSUM_BUFFER % d if d else 1)
 
 
 @njit(cache=True)

@@ -450,7 +450,10 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
         return runner.memory_estimate(spec, trials, workers)[0] > share
 
     context = multiprocessing.get_context("fork")
-    kernels.warm()                                 # loaded once here, inherited by every child (about 0.3 s each)
+    try:
+        kernels.warm()                             # loaded once here, inherited by every child (about 0.3 s each)
+    except Exception:                              # a speed-up only: a child that needs a kernel loads it (or reports
+        pass                                       # why it cannot) in its own spec's run
     order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
     waiting = list(order)
     running: dict[int, _Child] = {}

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from algorithms import kernels
 from engine import allocator, threads
 
 RETRIES = 2             # a unit whose worker died is run again this many times
@@ -256,7 +255,12 @@ class Processes:
         broken = []
         context = multiprocessing.get_context()
         if context.get_start_method() == "fork":
-            kernels.warm()                              # the workers inherit the loaded kernels (about 0.3 s each)
+            from algorithms import kernels
+
+            try:
+                kernels.warm()                          # the workers inherit the loaded kernels (about 0.3 s each)
+            except Exception:                           # a speed-up only: a unit that needs a kernel loads it (or
+                pass                                    # says why it cannot) in its worker
         # a fork server's children are not ours: they watch the fork server, which exits with this process
         parent = 0 if context.get_start_method() == "forkserver" else os.getpid()
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,

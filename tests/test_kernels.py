@@ -170,10 +170,11 @@ def test_a_zero_record_under_the_moreau_hinge_is_numpys_not_an_exception():
 
 
 @pytest.mark.parametrize("shape", [(16, 1000, 1), (3, 7, 5), (4, 1000, 20), (64, 1000, 10), (2, 20000, 1),
-                                   (3, 333, 37), (2, 1000, 256), (5, 2000, 7), (2, 4097, 2), (0, 4, 3), (2, 0, 3)])
+                                   (3, 333, 37), (2, 1000, 256), (5, 2000, 7), (2, 4097, 2), (0, 4, 3), (2, 0, 3),
+                                   (2, 3, 8192), (2, 3, 10000), (5, 1, 20000)])
 def test_masked_sq_sum_is_einsums_bit_for_bit(shape):
     """The rounds' released-noise sum (algorithms/rounds.py) as numpy's three-operand einsum sums it, in its
-    buffer's chunks (sizes around and above numpy's 8192-element buffer, d from 1 to 256)."""
+    buffer's chunks (sizes around and above numpy's 8192-element buffer, d from 1 to 20000)."""
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal(shape) * 0.3
     m = (rng.random(shape[:2]) < 0.7).astype(np.float64)

@@ -67,7 +67,8 @@ def test_the_order_of_fresh_records_is_the_identity_after_the_same_draws():
     assert a.random() == b.random()                          # the generator's later draws are unchanged
 
 
-@pytest.mark.parametrize("name", ["agd_smooth", "shuffle_sgd", "shuffle_agd_sc_hinge_acc_eps"])
+@pytest.mark.parametrize("name", ["agd_smooth", "shuffle_sgd", "shuffle_agd_sc_hinge_acc_eps", "shuffle_agd_smooth",
+                                  "sdp_accelerated_d1"])
 def test_a_streamed_run_does_not_depend_on_the_order_of_its_fresh_records(monkeypatch, name):
     """Streamed records are drawn as they are read, whatever their index: the identity order (``fresh``) and the
     random order give the same numbers, and the record uses measured from the indices are the same."""
@@ -75,7 +76,7 @@ def test_a_streamed_run_does_not_depend_on_the_order_of_its_fresh_records(monkey
     from engine.kinds.learning import runner
     from tests.helpers import _tiny
 
-    data = {"agd_smooth": {"N": 4, "n": 2000, "d": 10}}.get(name, {"n": 20000})
+    data = {"agd_smooth": {"N": 4, "n": 2000, "d": 10}, "sdp_accelerated_d1": {"N": 4, "n": 2000}}.get(name, {"n": 20000})
     spec = _tiny(name, "tiny_" + name, data, 3)
     outs = []
     for fresh in (True, False):
@@ -84,6 +85,23 @@ def test_a_streamed_run_does_not_depend_on_the_order_of_its_fresh_records(monkey
         assert not point["materialised"]
         outs.append((point["measurements"], point["events"], point["noise_sq_sum"]))
     assert outs[0] == outs[1]
+
+
+def test_a_reused_fresh_record_is_still_refused(monkeypatch):
+    """The identity order of fresh records keeps the guard: a one-pass run that reads its first batch again raises."""
+    from engine.kinds.learning import runner
+    from tests.helpers import tiny_onepass
+
+    real = sampling.disjoint_batches
+
+    def reuse(rng, shape, n, K, R, **k):
+        b = real(rng, shape, n, K, R, **k)
+        assert k.get("fresh")                                   # the streamed run asks for the identity order
+        return np.broadcast_to(b[:1], b.shape).copy()
+
+    monkeypatch.setattr(sampling, "disjoint_batches", reuse)
+    with pytest.raises(RuntimeError, match="read twice"):
+        runner.run_spec(tiny_onepass())
 
 
 def test_max_multiplicity():

@@ -19,7 +19,7 @@ from algorithms import optimum
 from algorithms.data import Records
 from algorithms.streams import streams_for
 from catalog import ALGORITHMS, ResolutionError, Resolved
-from engine import executors
+from engine import allocator, executors
 from engine.kinds.learning import audit, problem
 from engine.kinds.learning.data import DATA_KINDS
 from engine.kinds.learning.provenance import spec_provenance
@@ -123,6 +123,7 @@ def point_provenance(spec: dict, prob: problem.Problem, res: Resolved) -> dict[s
 
 def run_unit(unit: Unit) -> dict:
     """Run the unit's trials, vectorised: per-trial measurements and the point's resolved parameters."""
+    allocator.release_freed_memory()                # the previous units' freed heap: never more than one unit's peak
     t0 = time.perf_counter()
     spec, prob = _problem(json.dumps(unit.spec, sort_keys=True), unit.seed, unit.value)
     entry = ALGORITHMS.get(spec.algorithm.kind)

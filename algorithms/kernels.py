@@ -388,7 +388,6 @@ def max_multiplicity(idx: np.ndarray) -> int:
     return int(best)
 
 
-
 @njit(cache=True)
 def _floyd_subsets(u: np.ndarray, n: int) -> np.ndarray:
     """Floyd's algorithm per row of u (C, K): step j = n - K + col takes t = min(floor(u[c, col] (j + 1)), j), or j

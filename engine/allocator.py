@@ -11,8 +11,8 @@ any more (M_MMAP_MAX = 0), every block of the main thread comes from the heap, w
 (threads other than the main one keep glibc's own arenas). A freed block below a live one stays in the heap, so a
 later, larger array may grow the heap instead of reusing it: a learning unit starts by handing the heap's free pages
 back (``release_freed_memory``), so that such growth stays within one unit. sdp_mbsgd_convex_d1 at
-50 trials (a data set of 2.5 x 10^7 records per unit, drawn with a few array temporaries): 5.5 s of system time ->
-1.7 s, 30.0 s wall -> 25.9 s, the same peak memory. Where the memory comes from changes no number a run computes;
+50 trials (a data set of 2.5 x 10^7 records per unit, drawn with a few array temporaries): 3.9-4.8 s of system
+time -> 2.4 s, 28-30 s wall -> 25 s (with the trim per unit; the same peak memory, 1.3 GB). Where the memory comes from changes no number a run computes;
 a process keeps up to TRIM_THRESHOLD of freed heap top for reuse (freed blocks below the top are reused, not
 returned). Linux with glibc only; elsewhere nothing changes."""
 from __future__ import annotations

@@ -420,7 +420,6 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
     import signal
     import time
 
-    from algorithms import kernels
     from engine import executors, render  # noqa: F401  (imported here, once, for every child)
     from engine.kinds.learning import runner
     from engine.kinds.learning.spec import Spec as LearningSpec
@@ -450,10 +449,7 @@ def _run_at_once(paths: list[Path], specs: list, args) -> int:
         return runner.memory_estimate(spec, trials, workers)[0] > share
 
     context = multiprocessing.get_context("fork")
-    try:
-        kernels.warm()                             # loaded once here, inherited by every child (about 0.3 s each)
-    except Exception:                              # a speed-up only: a child that needs a kernel loads it (or reports
-        pass                                       # why it cannot) in its own spec's run
+    executors.warm_kernels()                       # loaded once here, inherited by every child
     order = sorted(range(len(paths)), key=lambda i: -_previous_seconds(specs[i], Path(args.out)))
     waiting = list(order)
     running: dict[int, _Child] = {}

@@ -161,6 +161,18 @@ def die_with_parent(signum: int) -> None:
         pass
 
 
+def warm_kernels() -> None:
+    """Load the numba kernels (algorithms/kernels.py) in this process before it forks, so that its workers or
+    ``run --jobs`` children inherit them (about 0.3 s each). A speed-up only: if loading fails here, a process that
+    needs a kernel loads it (or says why it cannot) in its own run."""
+    from algorithms import kernels
+
+    try:
+        kernels.warm()
+    except Exception:
+        pass
+
+
 def _worker_init(parent: int) -> None:
     """The first thing every worker process runs: die with the parent, leave Ctrl-C to it. ``parent``: the pid
     this worker's parent must have (0: unknown, a fork server's child)."""
@@ -255,12 +267,7 @@ class Processes:
         broken = []
         context = multiprocessing.get_context()
         if context.get_start_method() == "fork":
-            from algorithms import kernels
-
-            try:
-                kernels.warm()                          # the workers inherit the loaded kernels (about 0.3 s each)
-            except Exception:                           # a speed-up only: a unit that needs a kernel loads it (or
-                pass                                    # says why it cannot) in its worker
+            warm_kernels()                              # the workers inherit the loaded kernels
         # a fork server's children are not ours: they watch the fork server, which exits with this process
         parent = 0 if context.get_start_method() == "forkserver" else os.getpid()
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,

@@ -5,6 +5,7 @@ Stich's step size of seed 004's Lemma D.5)."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -182,6 +183,36 @@ def fmt(x: object) -> str:
             return str(int(x))
         return f"{x:.4g}"
     return str(x)
+
+
+_PLAIN_MATH = re.compile(r"\$\\mathdefault\{(.*)\}\$")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def plain_tick_label(label: str) -> str:
+    """A log axis' tick label as matplotlib's default formatter writes it in mathtext ('$\\mathdefault{10^{-2}}$',
+    '$\\mathdefault{2\\times10^{-2}}$', '$\\mathdefault{0.5}$'), in plain text ('10⁻²', '2×10⁻²', '0.5')."""
+    m = _PLAIN_MATH.fullmatch(label)
+    if m is None:
+        return label
+    text = re.sub(r"\^\{(-?\d+)\}", lambda e: e.group(1).translate(_SUPERSCRIPT), m.group(1))
+    return text.replace("\\times", "×").replace("-", "−")
+
+
+def log_scale(ax: Any, *which: str) -> None:
+    """Log scale on ``ax``'s x and/or y axis (both when none is named), with matplotlib's default ticks and labels
+    written in plain text: its default labels are mathtext, whose parsing was a third of a report's rendering time."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatterSciNotation):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_tick_label(super().__call__(x, pos))
+
+    for name in which or ("x", "y"):
+        axis = {"x": ax.xaxis, "y": ax.yaxis}[name]
+        (ax.set_xscale if name == "x" else ax.set_yscale)("log")
+        axis.set_major_formatter(PlainLogFormatter(10))               # as matplotlib's LogScale sets them,
+        axis.set_minor_formatter(PlainLogFormatter(10, labelOnlyBase=False))     # with plain-text labels
 
 
 def save_figure(fig: Any, out_dir: Path, name: str) -> str:

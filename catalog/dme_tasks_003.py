@@ -16,7 +16,7 @@ from pydantic import Field
 from threadpoolctl import threadpool_limits
 
 from algorithms import dme_tasks as dt
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, log_scale, mechanism_header, save_figure
 from verifiers.checks.dme_tasks import DME_TASK_CHECKS, DME_TASK_RULES, SRHT_RANK_CHECKS
 
 D = 64                                    # both stand-ins' dimension
@@ -166,7 +166,7 @@ def figure(r: dict, out_dir: Any) -> str | None:
         style = {"lw": 2.2} if c == "rps_avg" else {"lw": 1.2, "ls": "--" if c in ("rand_k_wangni", "induced") else "-"}
         axes[0].plot(x, cv["err"], label=LABEL.get(c, c), **style)
         axes[1].plot(x, cv["loss"], label=LABEL.get(c, c), **style)
-    axes[0].set_yscale("log")
+    log_scale(axes[0], "y")
     axes[0].set_xlabel("round")
     axes[0].set_ylabel("squared estimation error (mean over runs)")
     axes[1].set_xlabel("round")

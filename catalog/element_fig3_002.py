@@ -34,7 +34,7 @@ import numpy as np
 from pydantic import Field
 
 from algorithms import element_sgd as es
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, log_scale, mechanism_header, save_figure
 from verifiers.accountants import element_rdp as er
 from verifiers.audit import lower_bound
 from verifiers.checks.element_fig3 import FIG3_CHECKS, FIG3_RULES
@@ -361,7 +361,7 @@ def figure(r: dict, out_dir: Path) -> str | None:
                         fmt=style, color=c, ms=3, capsize=2, label=f"{method}, clusters {pt['k']}/{pt['params']['K']}")
         npv = pt["methods"]["nonprivate"]
         ax.axhline(npv[0]["mean"] if isinstance(npv, list) else npv["mean"], color=c, ls=":", lw=1)
-    ax.set_xscale("log")
+    log_scale(ax, "x")
     ev = [x["eps"] for x in r["points"][0]["methods"]["element"]]
     ax.set_xticks(ev)
     ax.set_xticklabels([f"{e:g}" for e in ev])

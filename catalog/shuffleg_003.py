@@ -23,7 +23,7 @@ from pydantic import Field
 
 from algorithms import shuffleg as sg
 from algorithms.datasets import shuffleg_arrays
-from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, mechanism_header, save_figure
+from catalog.base import MechanismEntry, MechanismParams, RuleError, fmt, log_scale, mechanism_header, save_figure
 from verifiers.accountants import shuffleg_privacy as acc
 from verifiers.checks.shuffleg import SHUFFLEG_CHECKS, SHUFFLEG_RULES, step_caps
 from verifiers.checks.shuffleg_grid import SHUFFLEG_GRID_CHECKS, SHUFFLEG_GRID_RULES
@@ -496,7 +496,7 @@ def grid_figure(r: dict, out_dir: Path) -> str | None:
     for ax, pt in zip(axes[0], pts):
         for inst, v in pt["instances"].items():
             ax.plot(np.arange(1, len(v["curve"]) + 1), np.maximum(v["curve"], 1e-12), color=colours[inst], label=inst)
-        ax.set_yscale("log")
+        log_scale(ax, "y")
         ax.set_xlabel("epoch")
         ax.set_title(f"epsilon = {fmt(pt['value'])}")
     axes[0][0].set_ylabel("mean excess G - G*")

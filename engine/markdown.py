@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from catalog.base import figure_link, fmt, save_figure
+from catalog.base import figure_link, fmt, log_scale, save_figure
 from verifiers.checks import rule_for
 
-__all__ = ["ICON", "check_heading", "figure_link", "fmt", "notes_lines", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
+__all__ = ["ICON", "check_heading", "figure_link", "fmt", "log_scale", "notes_lines", "save_figure", "rows_table", "save_epsilon_plot", "verdict_table"]
 
 ICON = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE", "inapplicable": "INAPPLICABLE"}
 
@@ -75,8 +75,7 @@ def rows_table(rows) -> list[str]:
 def save_epsilon_plot(fig, ax, r: dict, out_dir: Path) -> str:
     """Log-log axes, labels and the file for a plot of epsilon against the swept parameter."""
 
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_scale(ax)
     ax.set_xlabel(r["sweep"]["field"])
     ax.set_ylabel(f"epsilon at delta = {r['spec']['params']['delta']:g}")
     ax.set_title(r["name"])

@@ -5,7 +5,17 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.markdown import ICON, check_heading, figure_link, fmt, notes_lines, rows_table, save_figure, verdict_table
+from engine.markdown import (
+    ICON,
+    check_heading,
+    figure_link,
+    fmt,
+    log_scale,
+    notes_lines,
+    rows_table,
+    save_figure,
+    verdict_table,
+)
 
 
 def _risk_summary(point: dict) -> tuple[float, float]:
@@ -97,8 +107,7 @@ def _comparison_plots(r: dict, out_dir: Path) -> dict[str, str]:
             trivial = [p["params"].get("Delta") for p in pts]
             if all(t is not None for t in trivial):
                 ax.plot(x, trivial, "k:", label="F(w0) - F*")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            log_scale(ax)
             ax.set_title(f"{u['threat_model']} ({u['algorithm']})", fontsize=9)
             ax.set_xlabel(sw["symbol"])
             ax.legend(fontsize=7)

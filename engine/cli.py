@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from algorithms.registry import PluginError
@@ -21,6 +22,13 @@ EPILOG = ("exit codes: 0 = at least one check decided and none failed, 1 = a che
 
 
 class ArgParser(argparse.ArgumentParser):
+    describe: Callable[[], str] | None = None   # a description computed when the help is printed (see `privacy`)
+
+    def format_help(self) -> str:
+        if self.describe is not None:
+            self.description = self.describe()
+        return super().format_help()
+
     def error(self, message: str):  # one line, exit 2, no traceback
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
@@ -105,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", help="a results JSON written by `run`")
     sch = sub.add_parser("schema", help="print the JSON Schema of a spec kind (default: learning specs)")
     which = sch.add_mutually_exclusive_group()
-    which.add_argument("--kind", choices=_kind_names(), help="the spec kind (the value of its kind: key)")
+    which.add_argument("--kind", choices=_Names(_kind_names), help="the spec kind (the value of its kind: key)")
     which.add_argument("--curve", action="store_const", const="privacy_curve", dest="kind",
                        help="the schema of privacy-curve specs (kind: privacy_curve)")
     which.add_argument("--mechanism", "--protocol", action="store_const", const="mechanism", dest="kind",
@@ -149,10 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--seed", type=_seed, default=0, help="seed of the shuffle that splits each column in halves "
                                                           "(default 0)")
     au.add_argument("--json", action="store_true", help="print JSON")
-    pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism",
-                        description="Privacy calculator. Mechanisms: " + "; ".join(
-                            f"{k}: {v}" for k, v in _mechanisms().items()), epilog=EPILOG)
-    pv.add_argument("mechanism", choices=list(_mechanisms()))
+    pv = sub.add_parser("privacy", help="epsilon at a delta (or delta at an epsilon) for a mechanism", epilog=EPILOG)
+    pv.describe = lambda: "Privacy calculator. Mechanisms: " + "; ".join(f"{k}: {v}" for k, v in _mechanisms().items())
+    pv.add_argument("mechanism", choices=_Names(lambda: list(_mechanisms())), metavar="MECHANISM",
+                    help="one of the mechanisms above")
     target = pv.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", type=_unit_open("delta"), help="report epsilon at this delta")
     target.add_argument("--epsilon", type=_positive("epsilon"), help="report delta at this epsilon")
@@ -184,6 +192,21 @@ def _kind_names() -> list[str]:
     from engine.kinds import SPEC_KINDS
 
     return SPEC_KINDS.names()
+
+
+class _Names(Sequence[str]):
+    """Names as argparse ``choices``, listed only when an argument is checked against them or its help printed:
+    the spec kinds (importing every kind) and the calculator's mechanisms (importing every accountant) made
+    `--help`, `--version` and every argument error wait about 2 CPU-s."""
+
+    def __init__(self, names: Callable[[], list[str]]):
+        self.names = names
+
+    def __getitem__(self, i):   # type: ignore[override]
+        return self.names()[i]
+
+    def __len__(self) -> int:
+        return len(self.names())
 
 
 def _mechanisms() -> dict[str, str]:

@@ -249,3 +249,32 @@ def test_mechanism_spec_runs_the_command_lines_seed_and_trials(capsys, tmp_path)
                  "--store", str(tmp_path / "s.sqlite")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--trials" in err[0] and "100 .. 10^7" in err[0]
+
+
+def test_help_and_version_import_no_kind_and_no_accountant():
+    """`--help`, `--version` and a subcommand's help answer at once: the spec kinds' names and the calculator's
+    mechanisms are read only when an argument is checked against them (they import every kind and accountant)."""
+    code = ("import sys; from engine.cli import build_parser; p = build_parser(); p.format_help(); "
+            "[a.choices for a in p._actions]; print(sorted(m for m in ('engine.kinds', 'verifiers.accountants', "
+            "'sympy', 'dp_accounting') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_lazy_choices_still_check_and_list_the_names(capsys, monkeypatch):
+    from engine.kinds import SPEC_KINDS
+    from verifiers.accountants.calculator import MECHANISMS
+
+    with pytest.raises(SystemExit) as e:
+        main(["schema", "--kind", "nope"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and all(repr(k) in err for k in SPEC_KINDS.names())
+    with pytest.raises(SystemExit) as e:
+        main(["privacy", "nope", "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and all(repr(m) in err for m in MECHANISMS)
+    monkeypatch.setenv("COLUMNS", "2000")      # one line per paragraph: argparse wraps at hyphens otherwise
+    with pytest.raises(SystemExit):
+        main(["privacy", "--help"])
+    out = capsys.readouterr().out
+    assert all(f"{m}: {text}" in out for m, text in MECHANISMS.items())

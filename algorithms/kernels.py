@@ -88,7 +88,7 @@ def _dphi(code: int, p: float, z: float, y: float, xsq: float) -> float:
     return -y * min(max(c, 0.0), 1.0)
 
 
-@njit(cache=True, fastmath={"reassoc"})
+@njit(cache=True, fastmath={"reassoc"}, error_model="numpy")
 def _gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, code: int, p: float,
                  mu: float) -> np.ndarray:
     """Mean gradient over each cell's batch, the records gathered by row: X (P, d), y (P,), flat (T, N, K) rows
@@ -157,7 +157,7 @@ def _gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, 
     return out
 
 
-@njit(cache=True, fastmath={"reassoc"})
+@njit(cache=True, fastmath={"reassoc"}, error_model="numpy")
 def _sphere_linear_grad(G: np.ndarray, U: np.ndarray, w_star: np.ndarray, radius: float, low: float, high: float,
                        w: np.ndarray, code: int, p: float, mu: float) -> np.ndarray:
     """algorithms.data.SphereLinear's records drawn and differentiated in one pass: from the standard normals

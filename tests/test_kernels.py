@@ -169,6 +169,23 @@ def test_a_zero_record_under_the_moreau_hinge_is_numpys_not_an_exception():
     assert np.isfinite(total).all()
 
 
+def test_a_zero_record_in_a_batch_under_the_moreau_hinge_is_numpys_not_an_exception():
+    """The batch gradient kernel, like the clipped one above: a record x = 0 (a user's own data may hold one) gives
+    numpy's answer (its gradient term dphi x is 0), where numba's default error model raised ZeroDivisionError."""
+    loss = MoreauHinge(mu=0.1, beta_s=2.0)
+    r = _records(range(T), True, True)
+    fixed_X = r.X[0].copy()
+    fixed_X[:, [0, 5, 11]] = 0.0                      # (N, n, d): records 0, 5 and 11 of every silo
+    fixed = Records(None, None, T, n, materialise=False, fixed=(fixed_X, r.y[0]))
+    idx = _idx(range(T))
+    idx[:, :, 0] = 5                                   # every cell reads a zero record
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = loss.batch_grad(W, *fixed.take(idx))
+    got = fixed.batch_grad(idx, loss, W)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+
+
 @pytest.mark.parametrize("shape", [(16, 1000, 1), (3, 7, 5), (4, 1000, 20), (64, 1000, 10), (2, 20000, 1),
                                    (3, 333, 37), (2, 1000, 256), (5, 2000, 7), (2, 4097, 2), (0, 4, 3), (2, 0, 3),
                                    (2, 3, 8192), (2, 3, 10000), (5, 1, 20000)])

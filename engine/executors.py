@@ -320,6 +320,23 @@ def _descends_from_us(pid: int, depth: int = 3) -> bool:
     return False
 
 
+_WORKER_SET_UP = False          # set in each of our LocalCluster's Dask workers by _dask_worker_setup
+
+
+def _dask_worker_setup() -> None:
+    """What a pool worker sets for itself (``_worker_init``), on each worker of our own LocalCluster, now and after a
+    restart: freed memory kept for reuse (Dask's nanny starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which
+    hands every freed block back at once) and one BLAS thread (one worker per core). Results do not depend on it."""
+    global _WORKER_SET_UP
+    allocator.keep_freed_memory()
+    threads.one_blas_thread()
+    _WORKER_SET_UP = True
+
+
+def _dask_worker_state() -> bool:
+    return _WORKER_SET_UP
+
+
 class Dask:
     """A Dask distributed cluster: ``address`` of a running scheduler (tcp://host:port), or an in-process
     LocalCluster when no address is given. Dask re-runs the tasks of a worker that dies (up to its
@@ -342,6 +359,9 @@ class Dask:
                                         processes=True, dashboard_address=None)
             try:
                 self.client = Client(self.cluster)
+                # our own workers get a pool worker's settings (a remote cluster's workers are configured by
+                # whoever runs them)
+                self.client.register_worker_callbacks(setup=_dask_worker_setup)
                 # the local workers' pids: on an interrupt they are killed at once (a busy worker ignores the
                 # nanny's polite stop for 4 s)
                 self._pids = [int(p) for p in self.client.run(os.getpid).values()]

@@ -226,3 +226,18 @@ def test_every_long_phase_reports_progress():
     mechanism.run.run(kinds.load("specs/darrm_pure_k.yaml"), quick=True, progress=progress)
     assert [b[0] for b in bars] == ["trials", "audit points", "mechanism points", "checks"]
     assert all(done == total for _, total, done in bars), bars
+
+
+def test_our_local_dask_workers_get_a_pool_workers_settings():
+    """The Dask executor's own LocalCluster: each worker keeps freed memory and one BLAS thread, as a pool worker
+    does (engine.executors._dask_worker_setup), and the run's numbers are those of the sequential run."""
+    pytest.importorskip("dask.distributed")
+    spec = _sweep_spec()
+    base = runner.run_spec(spec, trials=5)
+    pool = executors.Dask(workers=1)
+    try:
+        assert list(pool.client.run(executors._dask_worker_state).values()) == [True]
+        res = runner.run_spec(spec, trials=5, executor=pool)
+    finally:
+        pool.close()
+    assert _numbers(res) == _numbers(base)

@@ -94,10 +94,15 @@ def clip_blocks(x: np.ndarray, cluster: np.ndarray, rho: float) -> np.ndarray:
     order = np.argsort(cluster, kind="stable")
     sizes = np.bincount(cluster)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    sq = np.add.reduceat((x * x)[..., order], starts[sizes > 0], axis=-1)
+    xs = x[..., order]                                  # x * x gathered: the same squares, one temporary
+    np.multiply(xs, xs, out=xs)
+    sq = np.add.reduceat(xs, starts[sizes > 0], axis=-1)
     norms = np.zeros(x.shape[:-1] + (sizes.size,))
     norms[..., sizes > 0] = np.sqrt(sq)
-    scale = np.where(norms > rho, rho / np.where(norms > 0, norms, 1.0), 1.0)
+    over = norms > rho
+    if not over.any():                                  # nothing clipped: x times a scale of ones is x
+        return np.array(x, dtype=np.result_type(x.dtype, np.float64))
+    scale = np.where(over, rho / np.where(norms > 0, norms, 1.0), 1.0)
     return x * scale[..., cluster]
 
 

@@ -466,7 +466,7 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
             ends = N * m                                                             # trial t's points: [0, ends[t])
             low = int(ends.min())
             tails = [(t, int(e)) for t, e in enumerate(ends) if e > low]
-            pad = ~np.repeat(taken, m, axis=1) if low < bmax * m else None
+            pads = [(t, int(e)) for t, e in enumerate(ends) if e < bmax * m]
             ZbT = Zb.transpose(0, 2, 1)
             for c0 in range(0, C, CONFIG_GROUP):                                      # BLAS is fast on narrow products
                 th = np.ascontiguousarray(theta[:, :, c0:c0 + CONFIG_GROUP])
@@ -476,8 +476,8 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
                     np.tanh(v, out=v)
                     v += 1.0
                     v *= h
-                if pad is not None:                                                  # users not taken: their weight
-                    coef[pad] = -0.0                                                 # -0.0 times a positive number
+                for t, e in pads:                                                    # users not taken: their weight
+                    coef[t, e:] = -0.0                                               # -0.0 times a positive number
                 step[:, :, c0:c0 + CONFIG_GROUP] = np.matmul(ZbT, coef)              # sum of the users' element steps
             max_batch = max(max_batch, bmax)
         if np.any(scale > 0):

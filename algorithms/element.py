@@ -12,6 +12,7 @@ in cluster j mod K: P(c) nearly equal), cluster sizes differing by at most one.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,10 +66,26 @@ def draw_users(rng: np.random.Generator, mdl: Multinomial, n: int) -> np.ndarray
     numpy's multinomial costs O(n d); the same law)."""
     if mdl.m >= mdl.d:
         return rng.multinomial(mdl.m, mdl.p, size=n).astype(np.float64)
-    idx = np.searchsorted(np.cumsum(mdl.p), rng.random((n, mdl.m)), side="right")
+    idx = searchsorted_unit(np.cumsum(mdl.p), rng.random((n, mdl.m)))
     np.minimum(idx, mdl.d - 1, out=idx)            # a uniform draw above the rounded cumulative sum
     flat = (np.arange(n)[:, None] * mdl.d + idx).ravel()
     return np.bincount(flat, minlength=n * mdl.d).reshape(n, mdl.d).astype(np.float64)
+
+
+def searchsorted_unit(c: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """np.searchsorted(c, u, side="right") for sorted ``c`` and u in [0, 1) (the number of c_j <= u), exactly, by a
+    table over B equal buckets of [0, 1) (B a power of 2, so the bucket floor(u B) is exact): in a bucket without a
+    c_j the answer is the same for every u of the bucket, read from the table; only the u in the few buckets holding
+    some c_j are searched. A binary search per draw costs draw_users more than the rest of its work."""
+    B = 1 << int(min(16, max(12, math.ceil(math.log2(16 * max(c.size, 1))))))
+    edges = np.arange(B + 1) / B
+    lo = np.searchsorted(c, edges[:-1], side="right")         # the answer at the bucket's left end
+    mixed = np.searchsorted(c, edges[1:], side="left") != lo  # some c_j inside: the answer varies in the bucket
+    b = (u * B).astype(np.intp)
+    out = lo[b]
+    hard = mixed[b]
+    out[hard] = np.searchsorted(c, u[hard], side="right")
+    return out
 
 
 def clip_blocks(x: np.ndarray, cluster: np.ndarray, rho: float) -> np.ndarray:
@@ -77,10 +94,15 @@ def clip_blocks(x: np.ndarray, cluster: np.ndarray, rho: float) -> np.ndarray:
     order = np.argsort(cluster, kind="stable")
     sizes = np.bincount(cluster)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    sq = np.add.reduceat((x * x)[..., order], starts[sizes > 0], axis=-1)
+    xs = x[..., order]                                  # x * x gathered: the same squares, one temporary
+    np.multiply(xs, xs, out=xs)
+    sq = np.add.reduceat(xs, starts[sizes > 0], axis=-1)
     norms = np.zeros(x.shape[:-1] + (sizes.size,))
     norms[..., sizes > 0] = np.sqrt(sq)
-    scale = np.where(norms > rho, rho / np.where(norms > 0, norms, 1.0), 1.0)
+    over = norms > rho
+    if not over.any():                                  # nothing clipped: x times a scale of ones is x
+        return np.array(x, dtype=np.result_type(x.dtype, np.float64))
+    scale = np.where(over, rho / np.where(norms > 0, norms, 1.0), 1.0)
     return x * scale[..., cluster]
 
 
@@ -92,9 +114,14 @@ def indicators(x: np.ndarray) -> np.ndarray:
 def histogram_release(rng: np.random.Generator, users: np.ndarray, cluster: np.ndarray, *, rho: float,
                       noise_std: float, reps: int = 1) -> np.ndarray:
     """Mechanism (9) (L217): (1/n) sum_u pi_rho(X^(u)) + N(0, noise_std^2 I_d), ``reps`` independent noise draws
-    on the same users: (reps, d). Seed 002 sets noise_std = rho sigma / n."""
+    on the same users: (reps, d). Seed 002 sets noise_std = rho sigma / n. Computed in the noise's own buffer
+    (noise_std Z, then + mean: the same numbers as mean + noise_std Z without its two temporaries; the audits draw
+    tens of thousands of releases of d coordinates)."""
     mean = clip_blocks(users, cluster, rho).mean(axis=0)
-    return mean + noise_std * rng.standard_normal((reps, users.shape[1]))
+    out = rng.standard_normal((reps, users.shape[1]))
+    out *= noise_std
+    out += mean
+    return out
 
 
 def heavy_hitters_release(rng: np.random.Generator, users: np.ndarray, *, sigma: float, reps: int = 1) -> np.ndarray:

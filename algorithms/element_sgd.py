@@ -448,7 +448,6 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
     C = alpha.shape[1]
     if scale.shape != (C,):
         raise ValueError(f"{C} step sizes but {scale.size} noise multipliers")
-    flat = z.reshape(tc, n * m, d)
     w = -point_weights(sizes)                                                        # minus: grad l = -z s(-<z,theta>)
     theta = np.zeros((tc, d, C))
     total = theta.copy()
@@ -460,14 +459,25 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
         step = np.zeros((tc, d, C))
         if bmax > 0:
             idx = distinct_batches(rng, tc, n, bmax)                                 # a uniform ordered sample
-            pts = (idx[:, :, None] * m + np.arange(m)).reshape(tc, -1)               # the points of the users taken
-            Zb = flat[rows, pts]                                                     # (tc, bmax m, d)
-            wv = ((np.arange(bmax)[None, :] < N[:, None])[:, :, None] * w).reshape(tc, -1)
+            Zb = z[rows, idx].reshape(tc, bmax * m, d)                               # the points of the users taken
+            taken = np.arange(bmax)[None, :] < N[:, None]                            # (tc, bmax): the first N[t]
+            # the weights of logistic(-s) = 0.5 (1 + tanh(-s / 2)): (h 0.5) w = h (0.5 w) exactly (a power of 2)
+            hw = ((taken[:, :, None] * w).reshape(tc, -1) * 0.5)[:, :, None]
+            ends = N * m                                                             # trial t's points: [0, ends[t])
+            low = int(ends.min())
+            tails = [(t, int(e)) for t, e in enumerate(ends) if e > low]
+            pads = [(t, int(e)) for t, e in enumerate(ends) if e < bmax * m]
             ZbT = Zb.transpose(0, 2, 1)
             for c0 in range(0, C, CONFIG_GROUP):                                      # BLAS is fast on narrow products
                 th = np.ascontiguousarray(theta[:, :, c0:c0 + CONFIG_GROUP])
-                coef = logistic(-np.matmul(Zb, th))                                  # (tc, bmax m, c) at <z, theta>
-                coef *= wv[:, :, None]
+                coef = np.matmul(Zb, th)                                             # (tc, bmax m, c): <z, theta>
+                for v, h in [(coef[:, :low], hw[:, :low])] + [(coef[t, low:e], hw[t, low:e]) for t, e in tails]:
+                    v *= -0.5                                                        # (-s) 0.5, as logistic(-s)
+                    np.tanh(v, out=v)
+                    v += 1.0
+                    v *= h
+                for t, e in pads:                                                    # users not taken: their weight
+                    coef[t, e:] = -0.0                                               # -0.0 times a positive number
                 step[:, :, c0:c0 + CONFIG_GROUP] = np.matmul(ZbT, coef)              # sum of the users' element steps
             max_batch = max(max_batch, bmax)
         if np.any(scale > 0):

@@ -69,7 +69,7 @@ def accounting(p: Mapping[str, Any], relation: Neighbouring) -> dict:
             "claim_source": "Cor 3.2: eps_alpha(q, sigma/K)" if relation.unit == "user" else "Cor 2.5: eps_alpha(q, sigma)",
             "tight_upper": er.tight_epsilon(q, s, T, delta, a, b),
             "tight_lower": er.tight_epsilon(q, s, T, delta, a, b, pessimistic=False),
-            "mironov_true": er.mironov(lambda al: er.eps_alpha(q, s, al, a, b), T, delta).epsilon}
+            "mironov_true": er.pair_conversion(q, s, T, delta, a, b).epsilon}
 
 
 def approximation(p: Mapping[str, Any]) -> dict:

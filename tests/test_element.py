@@ -307,3 +307,24 @@ def test_mechanisms_without_relations_refuse_one(tmp_path):
     with pytest.raises(SpecError) as e:
         kinds.load(_spec(tmp_path, text))
     assert "default" in str(e.value)
+
+
+def test_searchsorted_unit_is_numpys_searchsorted():
+    """draw_users' bucket-table search (issue 17) against np.searchsorted(side="right"), edge values included."""
+    rng = np.random.default_rng(3)
+    for d in (1, 2, 3, 100, 1000, 70000):
+        for s in (0.0, 0.5, 3.0):
+            c = np.cumsum(el.zipf(d, s))
+            u = rng.random((50, 77))
+            edge = [0.0, 1 - 2**-53] + [x for x in c[:3] if x < 1] + [x for x in c[-3:] if x < 1]
+            edge += [np.nextafter(x, 0) for x in c[:3]]
+            u.flat[:len(edge)] = edge
+            assert np.array_equal(el.searchsorted_unit(c, u), np.searchsorted(c, u, side="right"))
+
+
+def test_clip_blocks_without_clipping_is_a_float_copy():
+    mdl = el.model(d=30, K=7, s=0.5, m=20, contiguous=False)
+    x = el.draw_users(np.random.default_rng(0), mdl, 5)
+    y = el.clip_blocks(x, mdl.cluster, 1e9)
+    assert y is not x and y.dtype == np.float64 and np.array_equal(y, x)
+    assert np.array_equal(el.clip_blocks(x.astype(np.int64), mdl.cluster, 1e9), x)

@@ -242,3 +242,75 @@ def test_bad_params_refused():
     with pytest.raises(ValueError, match="alpha"):
         er.renyi(0.1, 1.0, 1.0)
     assert {"element_subsampled_sum", "element_amplification"} <= set(MECHANISMS.names())
+
+
+# ------------------------------------------------------------------------------- speed-ups that keep every number (issue 17)
+
+def test_logsumexp_is_scipys_bit_for_bit():
+    from scipy.special import logsumexp
+    rng = np.random.default_rng(7)
+    for i in range(3000):
+        n = int(rng.integers(1, 400))
+        v = rng.standard_normal(n) * 10 ** rng.uniform(-3, 3) + rng.uniform(-1000, 1000)
+        if i % 3 == 0:
+            v[rng.integers(0, n, 3)] = v.max()                   # a repeated maximum
+        if i % 5 == 0:
+            v = np.round(v)
+        if i % 7 == 0:
+            v[rng.integers(0, n)] = -np.inf
+        assert er._logsumexp(v) == float(logsumexp(v))
+
+
+def _renyi_as_printed(q, sigma, alpha, a, b):
+    """renyi before issue 17: log_mixture twice and scipy's logsumexp, the reference for the in-place version."""
+    from scipy.special import logsumexp
+    centres = [0.0, a, b, alpha * a + (1 - alpha) * b, alpha * a, (1 - alpha) * b]
+    lo, hi = min(centres) - er.QUAD_TAIL * sigma, max(centres) + er.QUAD_TAIL * sigma
+    n = int(math.ceil((hi - lo) / sigma * er.GRID_PER_SIGMA)) + 1
+    y = np.linspace(lo, hi, n)
+    f = alpha * er.log_mixture(y, q, a, sigma) + (1 - alpha) * er.log_mixture(y, q, b, sigma)
+    w = np.full(n, math.log(y[1] - y[0]))
+    w[0] = w[-1] = w[0] - math.log(2.0)
+    return max(float(logsumexp(f + w)) / (alpha - 1), 0.0)
+
+
+@pytest.mark.parametrize("q,sigma,a,b", [(0.05, 2.0, 1.0, -1.0), (0.02, 0.7, 3.0, 1.0), (1.0, 1.5, 5.0, -5.0),
+                                         (0.3, 20.0, 10.0, 8.0)])
+def test_renyi_in_place_is_the_printed_formula_bit_for_bit(q, sigma, a, b):
+    for alpha in (1.001, 1.5, 2.0, 7.25, 40.0, 333.3):
+        assert er.renyi(q, sigma, alpha, a, b) == _renyi_as_printed(q, sigma, alpha, a, b)
+
+
+def _mironov_whole_grid(rdp, T, delta):
+    """mironov before issue 17: every order of the grid evaluated."""
+    from scipy.optimize import minimize_scalar
+    L = math.log(1 / delta)
+
+    def obj(al):
+        return T * rdp(al) + L / (al - 1)
+    vals = np.array([obj(a) for a in er.ORDERS])
+    i = int(np.argmin(vals))
+    lo, hi = er.ORDERS[max(i - 1, 0)], er.ORDERS[min(i + 1, len(er.ORDERS) - 1)]
+    best = (float(vals[i]), float(er.ORDERS[i]))
+    r = minimize_scalar(obj, bounds=(lo, hi), method="bounded", options={"xatol": 1e-6 * lo})
+    return (float(r.fun), float(r.x)) if r.fun < best[0] else best
+
+
+@pytest.mark.parametrize("q,sigma,T,a,b", [(0.05, 2.0, 200, 1.0, -1.0), (0.05, 4.0, 1, 10.0, 8.0),
+                                           (0.001, 20.0, 200, 1.0, -1.0), (0.5, 0.5, 5000, 1.0, -1.0)])
+def test_mironov_leaving_the_grid_early_gives_the_whole_grids_number(q, sigma, T, a, b):
+    rdp = lambda al: er.eps_alpha(q, sigma, al, a, b)      # noqa: E731
+    c = er.mironov(rdp, T, 5e-4)
+    assert (c.epsilon, c.alpha) == _mironov_whole_grid(rdp, T, 5e-4)
+    lab = er.mironov(lambda al: er.labelled_eps_alpha(q, sigma, al), T, 5e-4)
+    assert (lab.epsilon, lab.alpha) == _mironov_whole_grid(lambda al: er.labelled_eps_alpha(q, sigma, al), T, 5e-4)
+
+
+def test_cached_accountants_return_the_computed_numbers():
+    er.pair_conversion.cache_clear()
+    er._tight_epsilon.cache_clear()
+    first = er.paper_epsilon(0.05, 2.0, 50, 5e-4)
+    assert er.paper_epsilon(0.05, 2.0, 50, 5e-4) is first
+    assert first == er.mironov(lambda al: er.eps_alpha(0.05, 2.0, al), 50, 5e-4)
+    t = er.tight_epsilon(0.05, 2.0, 50, 5e-4, 3.0, 1.0)
+    assert t == float(er.epsilon_for_delta(er.one_round_pld(0.05, 2.0, 3.0, 1.0).self_compose(50), 5e-4))

@@ -44,18 +44,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.optimize import minimize_scalar
-from scipy.special import logsumexp, ndtr
+from scipy.special import ndtr
 
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
 GRID_PER_SIGMA = 40           # quadrature points per sigma (trapezoid on a Gaussian-like integrand: spectrally exact)
 QUAD_TAIL = 16.0              # sigmas beyond the extreme centres of the tilted integrand
 ORDERS = 1.0 + np.geomspace(1e-3, 2e3, 160)   # alpha - 1 from 0.001 to 2000 (Mironov's inf: grid, then refined)
+PRUNE_REL, PRUNE_ABS = 1e-6, 1e-6   # mironov leaves the grid once T rdp exceeds the least objective by these
 BIN_FRACTION = 2000           # PLD bins of width sigma / BIN_FRACTION
 TAIL_SIGMAS = 14.0            # PLD grid: +-14 sigma beyond the centres; the rest (< 1e-44) is infinite loss
 VALUE_STEP = 1e-4             # PLD value discretisation (pessimistic rounding up), scaled up for large losses:
@@ -83,8 +85,32 @@ def log_mixture(y: np.ndarray, q: float, a: float, sigma: float) -> np.ndarray:
     return z + np.logaddexp(la, math.log1p(-q) - 0.5 * (y / sigma) ** 2)
 
 
+def _logsumexp(v: np.ndarray) -> float:
+    """scipy.special.logsumexp(v) of a 1-d float64 array, by scipy's own steps (scipy 1.17's ``_logsumexp``: the
+    largest term taken out of the sum, its multiplicity m, log1p(s / m) + log m + max, the naive log of the sum where
+    that is not finite) in the same order on the same arrays, so the same number, without the array-API overhead and
+    the naive sum scipy computes first and discards (renyi calls it thousands of times per accounting; tests compare
+    the two on many vectors)."""
+    a_max = v.max(keepdims=True)
+    mask = v == a_max
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = v - a_max
+        np.exp(e, out=e)
+        e[mask] = 0.0                                    # scipy's a[mask] = -inf before the exponential
+        m = mask.sum(keepdims=True, dtype=np.float64)
+        tot = e.sum(keepdims=True)
+        tot = np.where(tot == 0, tot, tot / m)
+        out = np.log1p(tot) + np.log(m) + a_max
+    if not np.isfinite(out[0]):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            out = np.log(np.exp(v).sum(keepdims=True))
+    return float(out[0])
+
+
 def renyi(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0) -> float:
-    """D_alpha(q N(a) + (1-q) N(0) || q N(b) + (1-q) N(0)), noise std sigma, alpha > 1 (integer or not)."""
+    """D_alpha(q N(a) + (1-q) N(0) || q N(b) + (1-q) N(0)), noise std sigma, alpha > 1 (integer or not).
+    The integrand is alpha log_mixture(a) + (1 - alpha) log_mixture(b) computed in place, with the N(0) term the two
+    mixtures share computed once: the operations of ``log_mixture`` in the same order, so the same numbers."""
     _check(q, sigma)
     if not alpha > 1.0:
         raise ValueError(f"alpha = {alpha}: Renyi orders here are > 1")
@@ -92,10 +118,30 @@ def renyi(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0)
     lo, hi = min(centres) - QUAD_TAIL * sigma, max(centres) + QUAD_TAIL * sigma
     n = int(math.ceil((hi - lo) / sigma * GRID_PER_SIGMA)) + 1
     y = np.linspace(lo, hi, n)
-    f = alpha * log_mixture(y, q, a, sigma) + (1 - alpha) * log_mixture(y, q, b, sigma)
-    w = np.full(n, math.log(y[1] - y[0]))
-    w[0] = w[-1] = w[0] - math.log(2.0)
-    return max(float(logsumexp(f + w)) / (alpha - 1), 0.0)
+    z = -0.5 * math.log(2 * math.pi) - math.log(sigma)
+    lq = math.log(q)
+    zero = None
+    if q != 1.0:
+        zero = np.divide(y, sigma)                       # log1p(-q) - 0.5 (y / sigma)^2, shared by both mixtures
+        np.square(zero, out=zero)
+        zero *= 0.5
+        np.subtract(math.log1p(-q), zero, out=zero)
+    f = np.empty(n)
+    g = np.empty(n)
+    for centre, weight, out in ((a, alpha, f), (b, 1 - alpha, g)):
+        np.subtract(y, centre, out=out)                  # log_mixture(y, q, centre, sigma), term by term
+        out /= sigma
+        np.square(out, out=out)
+        out *= 0.5
+        np.subtract(lq, out, out=out)
+        if zero is not None:
+            np.logaddexp(out, zero, out=out)
+        np.add(z, out, out=out)
+        out *= weight
+    f += g
+    f[1:-1] += math.log(y[1] - y[0])
+    f[[0, -1]] += math.log(y[1] - y[0]) - math.log(2.0)
+    return max(_logsumexp(f) / (alpha - 1), 0.0)
 
 
 def eps_alpha(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0) -> float:
@@ -119,7 +165,12 @@ class Conversion:
 
 def mironov(rdp: Callable[[float], float], T: int, delta: float) -> Conversion:
     """inf_{alpha > 1} T rdp(alpha) + log(1/delta)/(alpha - 1) (L142; Cor 3.1, L329): the order grid, then a bounded
-    minimisation of the convex-in-practice objective around the grid's best order."""
+    minimisation of the convex-in-practice objective around the grid's best order. ``rdp`` must be nondecreasing in
+    alpha, as every Renyi divergence is (van Erven and Harremoes 2014, Thm 3): the grid is walked upwards and left
+    once T rdp(alpha) exceeds the least objective so far (by more than ``PRUNE_REL`` and ``PRUNE_ABS``, room for the
+    quadrature's rounding, whose non-monotone wiggles are below 1e-10), since every higher order's objective is at
+    least T rdp(alpha) and so cannot be the grid's least; the orders left out are the costliest (the quadrature's
+    grid grows with alpha) and the result is the same number as the whole grid's."""
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta = {delta}: must be in (0, 1)")
     L = math.log(1 / delta)
@@ -127,7 +178,16 @@ def mironov(rdp: Callable[[float], float], T: int, delta: float) -> Conversion:
     def obj(al: float) -> float:
         return T * rdp(al) + L / (al - 1)
 
-    vals = np.array([obj(a) for a in ORDERS])
+    walked: list[float] = []
+    least = math.inf
+    for a in ORDERS:
+        r = rdp(a)
+        v = T * r + L / (a - 1)                          # obj(a)
+        walked.append(v)
+        least = min(least, v)
+        if T * (r * (1 - PRUNE_REL) - PRUNE_ABS) > least:
+            break
+    vals = np.array(walked)
     i = int(np.argmin(vals))
     lo, hi = ORDERS[max(i - 1, 0)], ORDERS[min(i + 1, len(ORDERS) - 1)]
     best = Conversion(float(vals[i]), float(ORDERS[i]))
@@ -140,6 +200,15 @@ def mironov(rdp: Callable[[float], float], T: int, delta: float) -> Conversion:
 
 def paper_epsilon(q: float, sigma: float, T: int, delta: float, a: float = 1.0, b: float = -1.0) -> Conversion:
     """Cor 3.1's epsilon for the pair (a, b): T-fold RDP composition and Mironov's conversion."""
+    return pair_conversion(q, sigma, T, delta, a, b)
+
+
+@lru_cache(maxsize=1024)
+def pair_conversion(q: float, sigma: float, T: int, delta: float, a: float, b: float) -> Conversion:
+    """Mironov's conversion of eps_alpha of the pair (a, b) composed T times (``paper_epsilon``'s number), computed
+    once per arguments in a process: a pure function of them, and sweeps and specs ask for the same accounting again
+    (the element claim at every point of a sweep over K, the claim and the true pair's Mironov when they coincide).
+    Conversion is frozen, so the cached value can be shared."""
     return mironov(lambda al: eps_alpha(q, sigma, al, a, b), T, delta)
 
 
@@ -174,7 +243,8 @@ def _rounded_pmf(q: float, sigma: float, a: float, b: float, pessimistic: bool,
         k = np.floor(losses.min(axis=1) / step + 1e-9).astype(np.int64)
     k0 = int(k.min())
     acc = np.bincount(k - k0, weights=mass)
-    pmf = {int(i + k0): float(m) for i, m in enumerate(acc) if m > 0}
+    nz = np.flatnonzero(acc > 0)
+    pmf = dict(zip((nz + k0).tolist(), acc[nz].tolist()))          # {k: mass} of the bins holding mass, k ascending
     return pmf, max(0.0, 1.0 - float(mass.sum())) if pessimistic else 0.0
 
 
@@ -194,12 +264,25 @@ def tight_epsilon(q: float, sigma: float, T: int, delta: float, a: float = 1.0, 
                   pessimistic: bool = True) -> float:
     """Our epsilon of the T-fold composition of the pair at delta: pessimistic (an upper bound) or optimistic (a lower
     bound) discretisation, see the module doc; the truth lies between the two."""
+    return _tight_epsilon(q, sigma, T, delta, a, b, pessimistic)
+
+
+@lru_cache(maxsize=1024)
+def _tight_epsilon(q: float, sigma: float, T: int, delta: float, a: float, b: float, pessimistic: bool) -> float:
+    """tight_epsilon, computed once per arguments in a process (a pure function of them: the PLD composition is the
+    costliest accounting here, and sweeps and specs repeat it)."""
     return float(epsilon_for_delta(one_round_pld(q, sigma, a, b, pessimistic).self_compose(T), delta))
 
 
 def labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: float = 2.0) -> float:
     """The labelled pair's epsilon (the c -> infinity limit of the element pair): dp-accounting's Gaussian PLD
     mixed with the identity (weight 1 - q), composed T times."""
+    return _labelled_tight_epsilon(q, sigma, T, delta, dist)
+
+
+@lru_cache(maxsize=256)
+def _labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: float) -> float:
+    """labelled_tight_epsilon, computed once per arguments in a process (a sweep over K asks for it at every point)."""
     _check(q, sigma)
     g = pld_lib.from_gaussian_mechanism(sigma, sensitivity=dist, value_discretization_interval=VALUE_STEP)
     if q < 1:

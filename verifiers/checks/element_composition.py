@@ -175,9 +175,13 @@ def prop3_expression(gamma: float, m: float, n: float, tau: float, delta: float)
     return eq16_expression(gamma * n, m / n, tau, delta)
 
 
-def _binomial_delta(lp: np.ndarray, lq: np.ndarray, E: float) -> float:
-    d = np.exp(lp) * -np.expm1(np.minimum(E + lq - lp, 0.0))
-    return float(np.sum(d[lp > E + lq]))
+def _binomial_delta(lp: np.ndarray, lq: np.ndarray, E: float, ep: np.ndarray | None = None) -> float:
+    """sum over lp > E + lq of e^lp (1 - e^(E + lq - lp)); ``ep`` = exp(lp) when the caller has it (the bisection
+    asks again at many E). The terms are formed on the summed entries only: the same numbers in the same order."""
+    lqE = E + lq
+    keep = lp > lqE
+    d = (np.exp(lp) if ep is None else ep)[keep] * -np.expm1(np.minimum(lqE[keep] - lp[keep], 0.0))
+    return float(np.sum(d))
 
 
 def count_lower_epsilon(q: float, sigma: float, T: int, delta: float, a: float, b: float,
@@ -196,12 +200,13 @@ def count_lower_epsilon(q: float, sigma: float, T: int, delta: float, a: float, 
         pb = q * above(b) + (1 - q) * above(0.0)
         la, lb = binom.logpmf(j, T, pa), binom.logpmf(j, T, pb)
         for lp, lq in ((la, lb), (lb, la)):
-            if _binomial_delta(lp, lq, 0.0) <= delta:
+            ep = np.exp(lp)
+            if _binomial_delta(lp, lq, 0.0, ep) <= delta:
                 continue
             lo, hi = 0.0, float(np.max(np.abs(la - lb)[np.isfinite(la - lb)]))
             for _ in range(BISECT_STEPS):
                 mid = 0.5 * (lo + hi)
-                lo, hi = (mid, hi) if _binomial_delta(lp, lq, mid) > delta else (lo, mid)
+                lo, hi = (mid, hi) if _binomial_delta(lp, lq, mid, ep) > delta else (lo, mid)
             if lo > best:
                 best, best_c = lo, c
     return best, best_c

@@ -271,6 +271,9 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
     nrm2 = np.empty(T)
     over_mask = np.empty(T, dtype=bool)
     noise = np.empty((min(block, n), T, d)) if any(s > 0 for s in sched.sigma) else None   # the noise blocks' buffer
+    # one step per trial: spread over the coordinates once, so each step's product runs on contiguous arrays (the
+    # same factor per element as the (T, 1) column's broadcast)
+    eta_step = np.ascontiguousarray(np.broadcast_to(eta, (T, d))) if np.ndim(eta) else eta
     for k in range(sched.K):
         if order == "rr":
             perm = rng.permuted(np.tile(np.arange(n), (T, 1)), axis=1)
@@ -304,7 +307,7 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
             if i < noisy:
                 assert Z is not None
                 g += Z[i % block]
-            g *= eta
+            g *= eta_step
             x -= g
         evals += n * T
         x = prox(prob.regulariser, x, n * eta, prob.lam, prob.radius)

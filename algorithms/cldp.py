@@ -43,6 +43,7 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     if any(not 1 <= r <= T for r in snapshots):
         raise ValueError(f"snapshot rounds must lie in 1..T = {T}: {list(snapshots)}")
     kept = np.zeros((trials, len(snapshots), d))
+    rows = (np.arange(trials * k) * d).reshape(trials, k)                       # each message's row in g_c, flat
     for t in range(1, T + 1):
         idx = sampling.k_subsets(rng, (trials, 1), n, k)                     # (T, 1, k)
         _count(uses, idx[:, 0, :])
@@ -54,11 +55,13 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         msg = R_p.sample(g_c, eps_ldp, C, rng)
         gbar = R_p.decode_sum(msg, d, eps_ldp, C) / k                          # what the server computes
         # ||R(x) - x||^2 = s^2 - 2 s b' x_J + ||x||^2 and <R(x) - x, x> = s b' x_J - ||x||^2, per message
-        xj = np.take_along_axis(g_c, msg.coord[..., None], axis=-1)[..., 0]
+        # (x_J read by one flat gather; s b' x_J computed once: 2 s b' x_J = 2 (s b' x_J) exactly, a power of 2)
+        xj = np.take(np.ascontiguousarray(g_c).reshape(-1), rows + msg.coord)
         sq = np.einsum("tkd,tkd->tk", g_c, g_c)
-        var_sum += (s * s - 2 * s * msg.bit * xj + sq).sum(axis=-1)
+        sbx = s * msg.bit * xj
+        var_sum += (s * s - 2 * sbx + sq).sum(axis=-1)
         norm = np.sqrt(sq)
-        proj = np.where(norm > 0, (s * msg.bit * xj - sq) / np.maximum(norm, 1e-300), 0.0)
+        proj = np.where(norm > 0, (sbx - sq) / np.maximum(norm, 1e-300), 0.0)
         bias_sum += proj.sum(axis=-1)
         bias_sq += (proj * proj).sum(axis=-1)
         w = mechanisms.project_ball(w - D / (G * math.sqrt(t)) * gbar, radius)

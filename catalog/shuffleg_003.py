@@ -13,6 +13,7 @@ fraction ``eta_frac`` of the cap of the convergence claim's step-size condition 
 ``eta > 0``, that absolute step."""
 from __future__ import annotations
 
+import functools
 import math
 import time
 from pathlib import Path
@@ -363,6 +364,19 @@ def grid_rules(p: Mapping[str, Any]) -> None:
         rules(full | {"instance": inst})
 
 
+PROBLEM_FIELDS = ("data", "loss", "regulariser", "lam", "radius", "n", "d", "spread", "shift", "centre", "data_seed")
+
+
+@functools.lru_cache(maxsize=8)
+def _grid_problem(key: tuple) -> tuple[sg.Problem, np.ndarray, float]:
+    """The problem of a grid point and its optimum (x*, residual), by the fields ``problem`` reads: the points of a
+    sweep over epsilon share them, and FISTA's optimum (the logistic loss with l1) is the same computation each time.
+    The arrays are shared between the points that ask: read only."""
+    prob = problem(dict(zip(PROBLEM_FIELDS, key)))
+    x_star, residual = sg.optimum(prob)
+    return prob, x_star, residual
+
+
 def grid_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = None) -> dict:
     """Every instance at the point's (epsilon, delta): the step chosen on the thesis's grid (the values <= the
     privacy lemmas' cap 1/max{L*, L~*}) by the lowest mean final objective over ``tune_trials`` runs per step, then
@@ -371,8 +385,7 @@ def grid_point(p: dict, trials: int, seq: Any, relation: Neighbouring | None = N
     t0 = time.perf_counter()
     base = dict(ShuffleGParams.model_validate({"instance": "dp_shuffleg"}).model_dump()) | {
         k: v for k, v in p.items() if k in ShuffleGParams.model_fields}
-    prob = problem(base)
-    x_star, residual = sg.optimum(prob)
+    prob, x_star, residual = _grid_problem(tuple(base[k] for k in PROBLEM_FIELDS))
     G_star = float(sg.objective(prob, x_star[None, :])[0])
     Ls, Lps = float(prob.smoothness().max()), float(prob.smoothness(public=True).max())
     cap = 1.0 / max(Ls, Lps, 1e-300)

@@ -2,6 +2,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -44,3 +46,37 @@ def pytest_collection_modifyitems(session, config, items):
         if getattr(item, "originalname", None) == "test_spec_quick_verdicts_match_expect" and hasattr(item, "callspec"):
             costs[item.nodeid] = _quick_cost(item.callspec.id)
     items.sort(key=lambda item: (item.nodeid not in costs, -costs.get(item.nodeid, 0.0)))
+
+
+PROJECT = ("algorithms", "verifiers", "catalog", "engine", "benchmarks", "examples")
+
+
+def _clear_project_caches() -> int:
+    """cache_clear() on every memoised function of the project's loaded modules (functools.lru_cache / cache);
+    how many were cleared."""
+    import sys as _sys
+
+    n = 0
+    for name, module in list(_sys.modules.items()):
+        if module is None or name.split(".")[0] not in PROJECT:
+            continue
+        for obj in list(vars(module).values()):
+            clear = getattr(obj, "cache_clear", None)
+            if callable(clear) and getattr(obj, "__module__", None) == name:
+                clear()
+                n += 1
+    return n
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches_around_planted_faults(request):
+    """A test that patches the project (monkeypatch: a planted fault, a stand-in) starts and ends with every memoised
+    accounting, calibration and problem forgotten: a value cached by an earlier test would hide its fault from the
+    check under test, and a value cached under its fault would reach later tests. Tests that patch nothing share
+    the caches (the spec suite's quick runs repeat each other's accountings)."""
+    if "monkeypatch" not in request.fixturenames:
+        yield
+        return
+    _clear_project_caches()
+    yield
+    _clear_project_caches()

@@ -28,6 +28,7 @@ import math
 import dp_accounting
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from dp_accounting.pld import privacy_loss_mechanism
 from scipy.stats import binom
 
 from verifiers.accountants.pld_epsilon import epsilon_for_delta, epsilon_for_delta_add
@@ -73,17 +74,30 @@ def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, 
     probs = pmf[keep].astype(float)
     moved = max(0.0, 1.0 - probs.sum())
     probs[0] += moved
-    one = pld_lib.from_mixture_gaussian_mechanism(standard_deviation=math.sqrt(K) * z,
-                                                  sensitivities=[2.0 * float(b) for b in keep],
-                                                  sampling_probs=[float(p) for p in probs], pessimistic_estimate=False,
-                                                  value_discretization_interval=interval, use_connect_dots=False,
-                                                  log_mass_truncation_bound=-30)
-    composed = one.self_compose(rounds)
+    add = mixture_add_pmf(standard_deviation=math.sqrt(K) * z, sensitivities=[2.0 * float(b) for b in keep],
+                          sampling_probs=[float(p) for p in probs], interval=interval)
+    composed = pld_lib.PrivacyLossDistribution(add.self_compose(rounds, tail_mass_truncation=1e-15))    # one PMF: its ADD direction
     eps = epsilon_for_delta_add(composed, delta)
     if math.exp(min(eps, 700.0)) * rounds * moved > 1e-3 * delta:
         raise ValueError(f"Local SGD round: the binomial's truncated mass {moved:.3g} times e^{eps:.3g} over {rounds} "
                          "rounds is not negligible against delta: no valid lower bound")
     return epsilon_for_delta_add(composed, delta * (1 + 1e-3))
+
+
+def mixture_add_pmf(*, standard_deviation: float, sensitivities: list[float], sampling_probs: list[float],
+                    interval: float):
+    """The ADD-direction PMF of dp-accounting's ``from_mixture_gaussian_mechanism(standard_deviation, sensitivities,
+    sampling_probs, pessimistic_estimate=False, value_discretization_interval=interval, use_connect_dots=False,
+    log_mass_truncation_bound=-30)`` (its ``_pmf_add``), built as that function builds it, without its REMOVE
+    direction, which ``local_round_lower`` does not use (issue 17: half of its time). dp-accounting builds and
+    composes the two directions independently (``PrivacyLossDistribution.self_compose`` composes each PMF with tail
+    truncation 1e-15, which ``local_round_lower`` passes as well), so the ADD PMF and its compositions are the
+    library's; tests/test_isrl_experiments.py pins them against the library's full PLD."""
+    return pld_lib._create_pld_pmf_from_monotone_privacy_loss(
+        privacy_loss_mechanism.MixtureGaussianPrivacyLoss(
+            standard_deviation, sensitivities, sampling_probs, pessimistic_estimate=False,
+            log_mass_truncation_bound=-30, adjacency_type=privacy_loss_mechanism.AdjacencyType.ADD),
+        pessimistic_estimate=False, value_discretization_interval=interval, use_connect_dots=False)
 
 
 def bracket(*, z: float, q: float, steps: int, delta: float, relation: str, claim: float) -> dict[str, float | None]:

@@ -216,3 +216,38 @@ def test_replace_one_at_doubled_noise_is_add_remove_bit_for_bit(task_n, eps):
             kw2 = dict(q=q, steps=35, delta=c["delta"], interval=interval)
             assert (appendix_i.epsilon(z=z / 0.5, relation="replace_one", **kw2)
                     == appendix_i.epsilon(z=z, relation="add_remove", **kw2))
+
+
+def test_the_sampled_gaussian_pld_is_the_librarys_bit_for_bit():
+    """appendix_i.sampled_gaussian_pld (numpy's delta-for-epsilon grid, issue 17) gives dp-accounting's
+    from_gaussian_mechanism PLD exactly: both directions, pessimistic (connect-the-dots) and optimistic, at the specs'
+    calibrations and at random (z, sensitivity, q, interval), q = 1 included."""
+    rng = np.random.default_rng(17)
+    cases = []
+    for n, eps in ((1238, 0.75), (1238, 18.0), (56, 1.5), (56, 12.0), (357, 0.125), (116, 3.0)):
+        c = exp.calibration(n=n, R=35, eps=eps, L=1.0)
+        K = int(c["K"])
+        for z, q in ((c["sigma_mb"] * K, K / n), (c["sigma_local"], 1 / n)):
+            cases += [(z, 2.0, q, max(1e-4, 1e-3 * eps)), (z, 1.0, q, max(1e-4, 1e-3 * eps))]
+    cases += [(float(rng.uniform(0.2, 30)), float(rng.choice([0.7, 1.0, 2.0])), float(rng.uniform(5e-4, 0.99)),
+               float(rng.choice([1e-4, 1e-3, 1e-2]))) for _ in range(8)] + [(1.5, 1.0, 1.0, 1e-3)]
+    for z, sens, q, interval in cases:
+        for pess in (True, False):
+            lib = pld_lib.from_gaussian_mechanism(
+                standard_deviation=z, sensitivity=sens, sampling_prob=q, pessimistic_estimate=pess,
+                value_discretization_interval=interval, use_connect_dots=pess,
+                neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+            ours = appendix_i.sampled_gaussian_pld(standard_deviation=z, sensitivity=sens, sampling_prob=q,
+                                                   pessimistic_estimate=pess, value_discretization_interval=interval)
+            assert ours._symmetric == lib._symmetric
+            assert _same_pmf(ours._pmf_remove, lib._pmf_remove) and _same_pmf(ours._pmf_add, lib._pmf_add)
+
+
+def test_the_fast_gaussian_loss_defers_to_the_library_on_a_scalar_and_where_it_raises():
+    from dp_accounting.pld import privacy_loss_mechanism as plm
+    for adj in (plm.AdjacencyType.ADD, plm.AdjacencyType.REMOVE):
+        ours = appendix_i._GaussianLoss(2.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=adj)
+        lib = plm.GaussianPrivacyLoss(2.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=adj)
+        grid = np.array([-3.0, -0.2, math.log(0.9), -math.log(0.9), 0.0, 0.05, 0.3, 2.0])
+        assert np.array_equal(ours.get_delta_for_epsilon(grid), lib.get_delta_for_epsilon(grid))
+        assert ours.get_delta_for_epsilon(0.3) == lib.get_delta_for_epsilon(0.3)

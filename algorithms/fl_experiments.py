@@ -89,25 +89,30 @@ def local_sgd(task: str, X: np.ndarray, y: np.ndarray, *, R: int, K: int, M: int
     w = np.zeros((C, d))
     noise_sq = np.zeros(C)
     noisy = bool(np.any(sigma > 0))
-    silo = np.arange(N)[None, :]
+    silo = np.arange(N)[None, None, :]
+    step = eta[:, None, None]
+    clip_or_none = None if np.all(np.isinf(clip)) else clip[:, None, None]
     for _ in range(R):
         mask = _participants(rng, C, N, M)
         j = rng.integers(0, n, size=(K, C, N))
         u = rng.standard_normal((K, C, N, d)) * sigma[None, :, None, None] if noisy else None
+        xs, ys = X[silo, j], y[silo, j]                                     # the round's records, (K, C, N, d)
         wl = np.repeat(w[:, None, :], N, axis=1)                            # (C, N, d): each silo's local iterate
         for t in range(K):
-            g = _local_gradients(task, wl, X[silo, j[t]], y[silo, j[t]], clip)
+            g = _local_gradients(task, wl, xs[t], ys[t], clip_or_none)         # a fresh array: updated in place
             if u is not None:
-                g = g + u[t]
-            wl = wl - eta[:, None, None] * g
+                g += u[t]
+            g *= step                                                       # eta g (the same product)
+            wl -= g
         if u is not None:
             noise_sq += np.einsum("kcnd,kcnd,cn->c", u, u, mask.astype(float))
         w = (wl * mask[..., None]).sum(axis=1) / M
     return w, noise_sq
 
 
-def _local_gradients(task: str, wl: np.ndarray, x: np.ndarray, y: np.ndarray, clip: np.ndarray) -> np.ndarray:
-    """Gradients at each silo's own iterate wl (C, N, d) for one record per silo, x (C, N, d), y (C, N): (C, N, d)."""
+def _local_gradients(task: str, wl: np.ndarray, x: np.ndarray, y: np.ndarray, clip: np.ndarray | None) -> np.ndarray:
+    """Gradients at each silo's own iterate wl (C, N, d) for one record per silo, x (C, N, d), y (C, N): (C, N, d).
+    ``clip``: the thresholds shaped (C, 1, 1), or None where none clips (every threshold inf)."""
     m = (x * wl).sum(axis=-1)
     if task == "logistic":
         inside = np.abs(m) <= MARGIN_CLIP
@@ -115,7 +120,7 @@ def _local_gradients(task: str, wl: np.ndarray, x: np.ndarray, y: np.ndarray, cl
     else:
         coef = m - y
     g = coef[..., None] * x
-    if np.all(np.isinf(clip)):
+    if clip is None:
         return g
     norm = np.sqrt((g * g).sum(axis=-1, keepdims=True))
-    return g * np.minimum(1.0, clip[:, None, None] / np.maximum(norm, 1e-300))
+    return g * np.minimum(1.0, clip / np.maximum(norm, 1e-300))

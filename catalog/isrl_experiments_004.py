@@ -176,8 +176,16 @@ def accounting(*, n: int, R: int, eps: float, G_over_L: float) -> dict[str, Any]
             ro = {"upper": hi, "lower": appendix_i.local_round_lower(z=z, K=K, q=q, rounds=R, delta=delta,
                                                                      interval=3 * interval) if hi > eps else None}
         ar = appendix_i.epsilon(z=z, q=q, steps=step_count, delta=delta, relation="add_remove", interval=interval)
-        as_run = ro["upper"] if G_over_L == 1.0 else appendix_i.epsilon(
-            z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one", interval=interval)
+        if G_over_L == 1.0:
+            as_run = ro["upper"]
+        elif G_over_L == 0.5:
+            # replace-one's shift 2 at noise z / 0.5 = 2 z is add/remove's pair (shift 1, noise z) scaled by 2, exact in
+            # binary floating point: dp-accounting builds the same PLD bit for bit (tests/test_isrl_experiments.py
+            # pins it), so its epsilon is ``ar`` (issue 17)
+            as_run = ar
+        else:
+            as_run = appendix_i.epsilon(z=z / G_over_L, q=q, steps=step_count, delta=delta, relation="replace_one",
+                                        interval=interval)
         out[alg] = {"z": z, "steps": step_count, "q": q, "replace_one": ro["upper"],
                     "replace_one_lower": ro["lower"], "add_remove": ar, "replace_one_as_run": as_run}
     return out

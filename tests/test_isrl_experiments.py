@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import dp_accounting
 import numpy as np
 import pytest
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy import optimize, stats
 
 from algorithms import fl_experiments as fl
 from catalog import isrl_experiments_004 as exp
 from verifiers.accountants import appendix_i
+from verifiers.accountants.pld_epsilon import epsilon_for_delta_add
 from verifiers.checks import isrl_experiments as chk
 
 
@@ -161,3 +164,90 @@ def test_local_round_lower_bound_is_below_the_all_steps_composition_and_the_step
     low = appendix_i.local_round_lower(K=20, rounds=5, **kw)
     high = appendix_i.epsilon(steps=100, relation="replace_one", **kw)
     assert 0 < low <= high
+
+
+@pytest.mark.parametrize("sd, sens, probs, interval, rounds", [
+    (3.0, [0.0, 2.0, 4.0], [0.8, 0.15, 0.05], 1e-3, 5),
+    (1.7, [0.0, 2.0], [0.95, 0.05], 3e-3, 35),
+    (12.5, [0.0, 2.0, 4.0, 6.0, 8.0], [0.6, 0.25, 0.1, 0.04, 0.01], 3e-4, 12),
+])
+def test_the_add_only_mixture_pmf_is_the_librarys_add_direction_bit_for_bit(sd, sens, probs, interval, rounds):
+    """local_round_lower builds only the ADD direction (issue 17): its PMF, its composition and the epsilons at delta
+    are the library's full PLD's ADD direction, exactly."""
+    full = pld_lib.from_mixture_gaussian_mechanism(standard_deviation=sd, sensitivities=sens, sampling_probs=probs,
+                                                   pessimistic_estimate=False, value_discretization_interval=interval,
+                                                   use_connect_dots=False, log_mass_truncation_bound=-30)
+    add = appendix_i.mixture_add_pmf(standard_deviation=sd, sensitivities=sens, sampling_probs=probs,
+                                     interval=interval)
+    for ours, lib in ((add, full._pmf_add),
+                      (add.self_compose(rounds, tail_mass_truncation=1e-15), full.self_compose(rounds)._pmf_add)):
+        assert ours._lower_loss == lib._lower_loss and ours._infinity_mass == lib._infinity_mass
+        assert np.array_equal(ours._probs, lib._probs)
+    composed = full.self_compose(rounds)
+    for delta in (1e-3, 1e-5, 1e-7):
+        assert (epsilon_for_delta_add(pld_lib.PrivacyLossDistribution(
+            add.self_compose(rounds, tail_mass_truncation=1e-15)), delta) == epsilon_for_delta_add(composed, delta))
+
+
+def _same_pmf(a, b) -> bool:
+    if type(a) is not type(b) or a._infinity_mass != b._infinity_mass:
+        return False
+    if hasattr(a, "_probs"):
+        return a._lower_loss == b._lower_loss and np.array_equal(a._probs, b._probs)
+    return a._loss_probs == b._loss_probs
+
+
+@pytest.mark.parametrize("task_n, eps", [(1238, 0.75), (1238, 18.0), (56, 1.5), (56, 12.0), (357, 0.125), (116, 3.0)])
+def test_replace_one_at_doubled_noise_is_add_remove_bit_for_bit(task_n, eps):
+    """accounting() reads the 'as run' epsilon at G = L/2 (replace-one's shift 2 at noise 2z) off add/remove's (shift 1
+    at noise z): the pair scaled by 2, exact in binary floating point. Pinned on dp-accounting's PLDs (both
+    directions, pessimistic with connect-the-dots and optimistic) at the specs' calibrations and on their epsilons."""
+    c = exp.calibration(n=task_n, R=35, eps=eps, L=1.0)
+    K = int(c["K"])
+    interval = max(1e-4, 1e-3 * eps)
+    for z, q in ((c["sigma_mb"] * K, K / task_n), (c["sigma_local"], 1 / task_n)):
+        for pess in (True, False):
+            kw = dict(sampling_prob=q, pessimistic_estimate=pess, value_discretization_interval=interval,
+                      neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, use_connect_dots=pess)
+            a = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=1.0, **kw)
+            b = pld_lib.from_gaussian_mechanism(standard_deviation=z / 0.5, sensitivity=2.0, **kw)
+            assert _same_pmf(a._pmf_remove, b._pmf_remove) and _same_pmf(a._pmf_add, b._pmf_add)
+        if eps in (0.75, 3.0):
+            kw2 = dict(q=q, steps=35, delta=c["delta"], interval=interval)
+            assert (appendix_i.epsilon(z=z / 0.5, relation="replace_one", **kw2)
+                    == appendix_i.epsilon(z=z, relation="add_remove", **kw2))
+
+
+def test_the_sampled_gaussian_pld_is_the_librarys_bit_for_bit():
+    """appendix_i.sampled_gaussian_pld (numpy's delta-for-epsilon grid, issue 17) gives dp-accounting's
+    from_gaussian_mechanism PLD exactly: both directions, pessimistic (connect-the-dots) and optimistic, at the specs'
+    calibrations and at random (z, sensitivity, q, interval), q = 1 included."""
+    rng = np.random.default_rng(17)
+    cases = []
+    for n, eps in ((1238, 0.75), (1238, 18.0), (56, 1.5), (56, 12.0), (357, 0.125), (116, 3.0)):
+        c = exp.calibration(n=n, R=35, eps=eps, L=1.0)
+        K = int(c["K"])
+        for z, q in ((c["sigma_mb"] * K, K / n), (c["sigma_local"], 1 / n)):
+            cases += [(z, 2.0, q, max(1e-4, 1e-3 * eps)), (z, 1.0, q, max(1e-4, 1e-3 * eps))]
+    cases += [(float(rng.uniform(0.2, 30)), float(rng.choice([0.7, 1.0, 2.0])), float(rng.uniform(5e-4, 0.99)),
+               float(rng.choice([1e-4, 1e-3, 1e-2]))) for _ in range(8)] + [(1.5, 1.0, 1.0, 1e-3)]
+    for z, sens, q, interval in cases:
+        for pess in (True, False):
+            lib = pld_lib.from_gaussian_mechanism(
+                standard_deviation=z, sensitivity=sens, sampling_prob=q, pessimistic_estimate=pess,
+                value_discretization_interval=interval, use_connect_dots=pess,
+                neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+            ours = appendix_i.sampled_gaussian_pld(standard_deviation=z, sensitivity=sens, sampling_prob=q,
+                                                   pessimistic_estimate=pess, value_discretization_interval=interval)
+            assert ours._symmetric == lib._symmetric
+            assert _same_pmf(ours._pmf_remove, lib._pmf_remove) and _same_pmf(ours._pmf_add, lib._pmf_add)
+
+
+def test_the_fast_gaussian_loss_defers_to_the_library_on_a_scalar_and_where_it_raises():
+    from dp_accounting.pld import privacy_loss_mechanism as plm
+    for adj in (plm.AdjacencyType.ADD, plm.AdjacencyType.REMOVE):
+        ours = appendix_i._GaussianLoss(2.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=adj)
+        lib = plm.GaussianPrivacyLoss(2.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=adj)
+        grid = np.array([-3.0, -0.2, math.log(0.9), -math.log(0.9), 0.0, 0.05, 0.3, 2.0])
+        assert np.array_equal(ours.get_delta_for_epsilon(grid), lib.get_delta_for_epsilon(grid))
+        assert ours.get_delta_for_epsilon(0.3) == lib.get_delta_for_epsilon(0.3)

@@ -24,10 +24,11 @@ optimistic one (a lower estimate of the same PLD's epsilon), so a calibration is
 from __future__ import annotations
 
 import math
+import numbers
 
-import dp_accounting
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from dp_accounting.pld import privacy_loss_mechanism
 from scipy.stats import binom
 
 from verifiers.accountants.pld_epsilon import epsilon_for_delta, epsilon_for_delta_add
@@ -46,12 +47,79 @@ def epsilon(*, z: float, q: float, steps: int, delta: float, relation: str, pess
     if relation not in RELATIONS:
         raise ValueError(f"relation {relation!r}: one of {sorted(RELATIONS)}")
     # replace-one under sampling without replacement: the remove-type pair with the shift doubled (module docstring)
-    one = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=2.0 if relation == "replace_one" else 1.0,
-                                          sampling_prob=q, pessimistic_estimate=pessimistic,
-                                          value_discretization_interval=interval,
-                                          neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
-                                          use_connect_dots=pessimistic)   # connect-the-dots is pessimistic only
+    one = sampled_gaussian_pld(standard_deviation=z, sensitivity=2.0 if relation == "replace_one" else 1.0,
+                               sampling_prob=q, pessimistic_estimate=pessimistic,
+                               value_discretization_interval=interval)
     return epsilon_for_delta(one.self_compose(steps), delta)
+
+
+def sampled_gaussian_pld(*, standard_deviation: float, sensitivity: float, sampling_prob: float,
+                         pessimistic_estimate: bool, value_discretization_interval: float):
+    """dp-accounting's ``from_gaussian_mechanism(standard_deviation, sensitivity, sampling_prob=sampling_prob,
+    pessimistic_estimate=pessimistic_estimate, value_discretization_interval=value_discretization_interval,
+    neighboring_relation=ADD_OR_REMOVE_ONE, use_connect_dots=pessimistic_estimate)`` (connect-the-dots is
+    pessimistic only), built as that function builds it but with ``_GaussianLoss``, whose delta-for-epsilon grid
+    (connect-the-dots' input) is computed without the library's per-epsilon Python calls (issue 17: most of a
+    pessimistic PLD's construction). The same PLD bit for bit: tests/test_isrl_experiments.py pins it against the
+    library's."""
+    def single(adjacency_type):
+        return pld_lib._create_pld_pmf_from_monotone_privacy_loss(
+            _GaussianLoss(standard_deviation, sensitivity=sensitivity, pessimistic_estimate=pessimistic_estimate,
+                          log_mass_truncation_bound=-50, sampling_prob=sampling_prob, adjacency_type=adjacency_type),
+            pessimistic_estimate=pessimistic_estimate, value_discretization_interval=value_discretization_interval,
+            use_connect_dots=pessimistic_estimate)
+    return pld_lib._pld_for_subsampled_mechanism(single, sampling_prob)
+
+
+class _GaussianLoss(privacy_loss_mechanism.GaussianPrivacyLoss):
+    """dp-accounting's (subsampled) Gaussian privacy loss with ``get_delta_for_epsilon`` over an array of epsilons done
+    by numpy: the library evaluates ``inverse_privacy_loss`` one epsilon at a time (its ADD / REMOVE branch,
+    ``math.isclose`` against the log of 1 - q, ``common.log_a_times_exp_b_plus_c`` with a = 1/q, c = 1 - 1/q < 0, then
+    the unsampled Gaussian inverse); here the same operations, in the same order, on the arrays (numpy's log, exp and
+    log1p, as the library's scalar calls use; the arithmetic IEEE). A scalar epsilon, q = 1, another adjacency, or an
+    epsilon where the library raises, goes to the library's own method."""
+
+    def get_delta_for_epsilon(self, epsilon):
+        A = privacy_loss_mechanism.AdjacencyType
+        q = self.sampling_prob
+        if isinstance(epsilon, numbers.Number) or q == 1.0 or self.adjacency_type not in (A.ADD, A.REMOVE):
+            return super().get_delta_for_epsilon(epsilon)
+        epsilons = np.asarray(epsilon)
+        deltas = np.zeros_like(epsilons, dtype=float)
+        s, var = self.sensitivity, self._standard_deviation**2
+        a, c = 1 / q, 1 - 1 / q
+        add = self.adjacency_type == A.ADD
+        if add:
+            inverse = epsilons < -math.log1p(-q)
+            eps = epsilons[inverse]
+            edge = -math.log(1 - q)
+            b = -eps
+        else:
+            inverse = epsilons > math.log1p(-q)
+            other = np.logical_not(inverse)
+            deltas[other] = -np.expm1(epsilons[other])
+            eps = epsilons[inverse]
+            edge = math.log(1 - q)
+            b = eps
+        diff = np.abs(eps - edge)                                        # math.isclose(eps, edge), rel_tol 1e-9
+        close = (diff <= np.abs(1e-9 * edge)) | (diff <= np.abs(1e-9 * eps))
+        log_minus_c = np.log(-c)
+        d = b + np.log(a)
+        rest = ~close
+        if np.any(eps[rest] > edge if add else eps[rest] <= edge) or np.any(log_minus_c >= d[rest & (b != 0)]):
+            return super().get_delta_for_epsilon(epsilon)                # the library's error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logsub = d + np.log1p(-np.exp(log_minus_c - d))              # common._log_sub(d, log(-c))
+            pl = np.where(b == 0, np.log(a + c), logsub)                 # log(a exp(b) + c)
+        if add:
+            pl = -pl
+            x = s + (-0.5 * s - pl * var / s)                            # _inverse_..._without_subsampling_add
+            x[close] = s + (-0.5 * s - math.inf * var / s)
+        else:
+            x = -0.5 * s - pl * var / s                                  # _inverse_..._without_subsampling_remove
+            x[close] = -0.5 * s - -math.inf * var / s
+        deltas[inverse] = self.mu_upper_cdf(x) - np.exp(eps + self.mu_lower_log_cdf(x))
+        return np.clip(deltas, 0, 1)
 
 
 def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, interval: float = 1e-3) -> float:
@@ -73,17 +141,30 @@ def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, 
     probs = pmf[keep].astype(float)
     moved = max(0.0, 1.0 - probs.sum())
     probs[0] += moved
-    one = pld_lib.from_mixture_gaussian_mechanism(standard_deviation=math.sqrt(K) * z,
-                                                  sensitivities=[2.0 * float(b) for b in keep],
-                                                  sampling_probs=[float(p) for p in probs], pessimistic_estimate=False,
-                                                  value_discretization_interval=interval, use_connect_dots=False,
-                                                  log_mass_truncation_bound=-30)
-    composed = one.self_compose(rounds)
+    add = mixture_add_pmf(standard_deviation=math.sqrt(K) * z, sensitivities=[2.0 * float(b) for b in keep],
+                          sampling_probs=[float(p) for p in probs], interval=interval)
+    composed = pld_lib.PrivacyLossDistribution(add.self_compose(rounds, tail_mass_truncation=1e-15))    # one PMF: its ADD direction
     eps = epsilon_for_delta_add(composed, delta)
     if math.exp(min(eps, 700.0)) * rounds * moved > 1e-3 * delta:
         raise ValueError(f"Local SGD round: the binomial's truncated mass {moved:.3g} times e^{eps:.3g} over {rounds} "
                          "rounds is not negligible against delta: no valid lower bound")
     return epsilon_for_delta_add(composed, delta * (1 + 1e-3))
+
+
+def mixture_add_pmf(*, standard_deviation: float, sensitivities: list[float], sampling_probs: list[float],
+                    interval: float):
+    """The ADD-direction PMF of dp-accounting's ``from_mixture_gaussian_mechanism(standard_deviation, sensitivities,
+    sampling_probs, pessimistic_estimate=False, value_discretization_interval=interval, use_connect_dots=False,
+    log_mass_truncation_bound=-30)`` (its ``_pmf_add``), built as that function builds it, without its REMOVE
+    direction, which ``local_round_lower`` does not use (issue 17: half of its time). dp-accounting builds and
+    composes the two directions independently (``PrivacyLossDistribution.self_compose`` composes each PMF with tail
+    truncation 1e-15, which ``local_round_lower`` passes as well), so the ADD PMF and its compositions are the
+    library's; tests/test_isrl_experiments.py pins them against the library's full PLD."""
+    return pld_lib._create_pld_pmf_from_monotone_privacy_loss(
+        privacy_loss_mechanism.MixtureGaussianPrivacyLoss(
+            standard_deviation, sensitivities, sampling_probs, pessimistic_estimate=False,
+            log_mass_truncation_bound=-30, adjacency_type=privacy_loss_mechanism.AdjacencyType.ADD),
+        pessimistic_estimate=False, value_discretization_interval=interval, use_connect_dots=False)
 
 
 def bracket(*, z: float, q: float, steps: int, delta: float, relation: str, claim: float) -> dict[str, float | None]:

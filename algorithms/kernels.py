@@ -157,7 +157,7 @@ def _gather_grad(X: np.ndarray, y: np.ndarray, flat: np.ndarray, w: np.ndarray, 
     return out
 
 
-@njit(cache=True, fastmath={"reassoc"}, error_model="numpy")
+@njit(cache=True, fastmath={"reassoc"})
 def _sphere_linear_grad(G: np.ndarray, U: np.ndarray, w_star: np.ndarray, radius: float, low: float, high: float,
                        w: np.ndarray, code: int, p: float, mu: float) -> np.ndarray:
     """algorithms.data.SphereLinear's records drawn and differentiated in one pass: from the standard normals

@@ -371,9 +371,12 @@ PROBLEM_FIELDS = ("data", "loss", "regulariser", "lam", "radius", "n", "d", "spr
 def _grid_problem(key: tuple) -> tuple[sg.Problem, np.ndarray, float]:
     """The problem of a grid point and its optimum (x*, residual), by the fields ``problem`` reads: the points of a
     sweep over epsilon share them, and FISTA's optimum (the logistic loss with l1) is the same computation each time.
-    The arrays are shared between the points that ask: read only."""
+    The arrays are shared between the points that ask, so they are made read-only: a write raises instead of
+    changing a later point's problem."""
     prob = problem(dict(zip(PROBLEM_FIELDS, key)))
     x_star, residual = sg.optimum(prob)
+    for a in (prob.A, prob.y, prob.P, prob.yp, x_star):
+        a.setflags(write=False)
     return prob, x_star, residual
 
 

@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", help="a results JSON written by `run`")
     sch = sub.add_parser("schema", help="print the JSON Schema of a spec kind (default: learning specs)")
     which = sch.add_mutually_exclusive_group()
-    which.add_argument("--kind", choices=_Names(_kind_names), help="the spec kind (the value of its kind: key)")
+    which.add_argument("--kind", choices=_Names(_kind_names), metavar="KIND",
+                       help="the spec kind (the value of its kind: key): %(choices)s")
     which.add_argument("--curve", action="store_const", const="privacy_curve", dest="kind",
                        help="the schema of privacy-curve specs (kind: privacy_curve)")
     which.add_argument("--mechanism", "--protocol", action="store_const", const="mechanism", dest="kind",
@@ -207,6 +208,12 @@ class _Names(Sequence[str]):
 
     def __len__(self) -> int:
         return len(self.names())
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
 
 
 def _mechanisms() -> dict[str, str]:

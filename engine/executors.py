@@ -326,11 +326,12 @@ _WORKER_SET_UP = False          # set in each of our LocalCluster's Dask workers
 def _dask_worker_setup() -> None:
     """What a pool worker sets for itself (``_worker_init``), on each worker of our own LocalCluster, now and after a
     restart: freed memory kept for reuse (Dask's nanny starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which
-    hands every freed block back at once) and one BLAS thread (one worker per core). Results do not depend on it."""
+    hands every freed block back at once); one BLAS thread, which the nanny's environment (OMP/MKL/OPENBLAS_NUM_THREADS
+    = 1) already gives, set here too so that it does not depend on Dask's configuration. Results do not depend on
+    either. ``_WORKER_SET_UP`` says whether the allocator's settings took (Linux with glibc)."""
     global _WORKER_SET_UP
-    allocator.keep_freed_memory()
     threads.one_blas_thread()
-    _WORKER_SET_UP = True
+    _WORKER_SET_UP = allocator.keep_freed_memory()
 
 
 def _dask_worker_state() -> bool:

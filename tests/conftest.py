@@ -73,7 +73,8 @@ def _fresh_caches_around_planted_faults(request):
     """A test that patches the project (monkeypatch: a planted fault, a stand-in) starts and ends with every memoised
     accounting, calibration and problem forgotten: a value cached by an earlier test would hide its fault from the
     check under test, and a value cached under its fault would reach later tests. Tests that patch nothing share
-    the caches (the spec suite's quick runs repeat each other's accountings)."""
+    the caches (the spec suite's quick runs repeat each other's accountings). So: plant faults with monkeypatch
+    (unittest.mock's patch would bypass this fixture)."""
     if "monkeypatch" not in request.fixturenames:
         yield
         return

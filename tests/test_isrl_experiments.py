@@ -250,4 +250,8 @@ def test_the_fast_gaussian_loss_defers_to_the_library_on_a_scalar_and_where_it_r
         lib = plm.GaussianPrivacyLoss(2.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=adj)
         grid = np.array([-3.0, -0.2, math.log(0.9), -math.log(0.9), 0.0, 0.05, 0.3, 2.0])
         assert np.array_equal(ours.get_delta_for_epsilon(grid), lib.get_delta_for_epsilon(grid))
+        with np.errstate(all="ignore"):             # infinite epsilons: the library's answers (nan included)
+            infinite = np.array([-math.inf, -5.0, 0.0, 0.05, math.inf])
+            assert np.array_equal(ours.get_delta_for_epsilon(infinite), lib.get_delta_for_epsilon(infinite),
+                                  equal_nan=True)
         assert ours.get_delta_for_epsilon(0.3) == lib.get_delta_for_epsilon(0.3)

@@ -289,6 +289,24 @@ def test_dpsgd_noise_multiplier_meets_its_epsilon():
     assert a.get_epsilon(1e-6) <= 2.0 < b.get_epsilon(1e-6)
 
 
+@pytest.mark.parametrize("args", [(0.01, 1000, 2.0, 1e-6), (0.05, 200, 0.5, 1e-5), (0.3, 30, 8.0, 1e-5),
+                                  (1 / 64, 5000, 1.0, 1e-5)])
+def test_dpsgd_noise_multiplier_is_the_whole_accountants_bisection(args):
+    """The order-by-order decision (dp-accounting's private per-order RDP function) gives exactly the z of the same
+    bisection on the library's whole RDP accountant."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    q, steps, eps, delta = args
+
+    def above(z: float) -> bool:
+        a = rdp.RdpAccountant(list(acc.DPSGD_ORDERS))
+        a.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps)
+        return a.get_epsilon(delta) > eps
+
+    assert acc.dpsgd_noise_multiplier(*args) == acc._bisect(above, eps)
+
+
 def test_too_much_dpsgd_noise_is_caught_by_dpsgd_order(monkeypatch):
     pts = [rate(n, 100) for n in (10**4, 10**5)]
     assert rate_verdict("dpsgd_order", pts) == "pass"

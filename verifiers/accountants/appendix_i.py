@@ -82,7 +82,8 @@ class _GaussianLoss(privacy_loss_mechanism.GaussianPrivacyLoss):
     def get_delta_for_epsilon(self, epsilon):
         A = privacy_loss_mechanism.AdjacencyType
         q = self.sampling_prob
-        if isinstance(epsilon, numbers.Number) or q == 1.0 or self.adjacency_type not in (A.ADD, A.REMOVE):
+        if (isinstance(epsilon, numbers.Number) or q == 1.0 or self.adjacency_type not in (A.ADD, A.REMOVE)
+                or not np.isfinite(epsilon).all()):     # an infinite epsilon: the library's own answer (its isclose)
             return super().get_delta_for_epsilon(epsilon)
         epsilons = np.asarray(epsilon)
         deltas = np.zeros_like(epsilons, dtype=float)
@@ -143,7 +144,9 @@ def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, 
     probs[0] += moved
     add = mixture_add_pmf(standard_deviation=math.sqrt(K) * z, sensitivities=[2.0 * float(b) for b in keep],
                           sampling_probs=[float(p) for p in probs], interval=interval)
-    composed = pld_lib.PrivacyLossDistribution(add.self_compose(rounds, tail_mass_truncation=1e-15))    # one PMF: its ADD direction
+    # a symmetric wrapper of the ADD direction alone: only epsilon_for_delta_add may read it (its "remove" side is
+    # the same ADD pmf, so any other query of it would be wrong)
+    composed = pld_lib.PrivacyLossDistribution(add.self_compose(rounds, tail_mass_truncation=1e-15))
     eps = epsilon_for_delta_add(composed, delta)
     if math.exp(min(eps, 700.0)) * rounds * moved > 1e-3 * delta:
         raise ValueError(f"Local SGD round: the binomial's truncated mass {moved:.3g} times e^{eps:.3g} over {rounds} "

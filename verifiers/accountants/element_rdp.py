@@ -53,6 +53,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import ndtr
 
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
+from verifiers.stats import logsumexp_scipy
 
 GRID_PER_SIGMA = 40           # quadrature points per sigma (trapezoid on a Gaussian-like integrand: spectrally exact)
 QUAD_TAIL = 16.0              # sigmas beyond the extreme centres of the tilted integrand
@@ -83,28 +84,6 @@ def log_mixture(y: np.ndarray, q: float, a: float, sigma: float) -> np.ndarray:
     if q == 1.0:
         return z + la
     return z + np.logaddexp(la, math.log1p(-q) - 0.5 * (y / sigma) ** 2)
-
-
-def _logsumexp(v: np.ndarray) -> float:
-    """scipy.special.logsumexp(v) of a 1-d float64 array, by scipy's own steps (scipy 1.17's ``_logsumexp``: the
-    largest term taken out of the sum, its multiplicity m, log1p(s / m) + log m + max, the naive log of the sum where
-    that is not finite) in the same order on the same arrays, so the same number, without the array-API overhead and
-    the naive sum scipy computes first and discards (renyi calls it thousands of times per accounting; tests compare
-    the two on many vectors)."""
-    a_max = v.max(keepdims=True)
-    mask = v == a_max
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        e = v - a_max
-        np.exp(e, out=e)
-        e[mask] = 0.0                                    # scipy's a[mask] = -inf before the exponential
-        m = mask.sum(keepdims=True, dtype=np.float64)
-        tot = e.sum(keepdims=True)
-        tot = np.where(tot == 0, tot, tot / m)
-        out = np.log1p(tot) + np.log(m) + a_max
-    if not np.isfinite(out[0]):
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            out = np.log(np.exp(v).sum(keepdims=True))
-    return float(out[0])
 
 
 def renyi(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0) -> float:
@@ -141,7 +120,7 @@ def renyi(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0)
     f += g
     f[1:-1] += math.log(y[1] - y[0])
     f[[0, -1]] += math.log(y[1] - y[0]) - math.log(2.0)
-    return max(_logsumexp(f) / (alpha - 1), 0.0)
+    return max(logsumexp_scipy(f) / (alpha - 1), 0.0)
 
 
 def eps_alpha(q: float, sigma: float, alpha: float, a: float = 1.0, b: float = -1.0) -> float:

@@ -379,12 +379,9 @@ def max_multiplicity(idx: np.ndarray) -> int:
     if idx.size == 0:
         return 0
     flat = np.ascontiguousarray(idx.reshape(-1, idx.shape[-1]), dtype=np.int64)
-    low = int(flat.min())
-    if low < 0:
-        raise ValueError(f"indices must be non-negative, not {low}")
     best = _max_multiplicity(flat, int(flat.max()) + 1)
-    if best < 0:
-        raise ValueError("indices outside [0, max]")
+    if best < 0:                    # the kernel met an index below 0 (none lies above the maximum)
+        raise ValueError(f"indices must be non-negative, not {int(flat.min())}")
     return int(best)
 
 

@@ -15,6 +15,7 @@ batch independence above is unchanged; the numbers themselves differ from the PC
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -65,7 +66,7 @@ class TrialStreams:
 
     def _draw(self, kind: _Kind, size) -> np.ndarray:
         shape = self._shape(size)
-        return kind.take(int(np.prod(shape[1:], dtype=np.int64))).reshape(shape)
+        return kind.take(math.prod(shape[1:])).reshape(shape)      # math.prod: exact on ints, no numpy call
 
     def random(self, size) -> np.ndarray:
         return self._draw(self._uniform, size)

@@ -364,9 +364,12 @@ def _progress(quiet: bool):
 
 
 def spec_paths(given: list[str]) -> list[Path]:
-    """Spec files, with each folder replaced by its *.yaml files in name order; an empty folder is refused."""
+    """Spec files, with each folder replaced by its *.yaml files in name order; an empty folder is refused, and so is a
+    path that does not exist (before anything heavy is imported: the one-line error comes at once)."""
     paths: list[Path] = []
     for p in given:
+        if not Path(p).exists():
+            raise spec_mod.SpecError(p, "", "no such file")
         if Path(p).is_dir():
             found = sorted(Path(p).glob("*.yaml"))
             if not found:
@@ -383,9 +386,9 @@ def cmd_run(args) -> int:
     import argparse
     import time
 
+    paths = spec_paths(args.spec)
     from engine import kinds
 
-    paths = spec_paths(args.spec)
     _last_verdicts.clear()
     if len(paths) == 1 and not Path(args.spec[0]).is_dir():
         return run_one(argparse.Namespace(**{**vars(args), "spec": str(paths[0])}))
@@ -766,8 +769,6 @@ def exit_code(counts: dict) -> int:
 
 
 def cmd_validate(args) -> int:
-    from engine import kinds
-
     bad = 0
     paths: list = []
     for p in args.specs:
@@ -780,6 +781,12 @@ def cmd_validate(args) -> int:
         else:
             paths.append(p)
     for path in paths:
+        if not Path(path).exists():                 # said at once: the spec kinds are imported for a file only
+            print(f"error: {path}: no such file", file=sys.stderr)
+            bad += 1
+            continue
+        from engine import kinds
+
         try:
             s = kinds.load(path)
             kinds.kind_for(s).fits_memory(s, str(path))

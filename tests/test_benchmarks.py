@@ -54,12 +54,20 @@ def test_the_readme_section_is_rewritten_from_the_committed_results_and_nothing_
         line = next(li for li in section.splitlines() if li.startswith(f"| {row['config']} | ")
                     and readme.ALGORITHM_NAMES[row["algorithm"]] in li)
         for value in (readme._s(row["engine_s"]), readme._s(row["baseline_s"]), readme._s(row["bound_s"]),
-                      readme._x(row["speedup"]), readme._x(row["engine_over_bound"])):
+                      readme._x(row["speedup"]), readme._x(row["engine_over_bound"]), readme._x(readme.ceiling(row))):
             assert value in line
     assert "Opacus" in section and res["generator"]["bit_generator"] in section
     assert readme.main(["--results", str(RESULTS), "--readme", str(path), "--check"]) == 0    # up to date
     assert readme.main(["--results", str(RESULTS), "--readme", str(path)]) == 0
     assert path.read_text() == text                                                          # idempotent
+
+
+def test_the_ceiling_is_the_baselines_time_over_the_rows_bound():
+    # the bound counts the draws the engine makes, which the baseline makes too (the same outputs): no implementation
+    # can beat the baseline by more than baseline / bound
+    row = {"baseline_s": 2.7, "bound_s": 2.3, "engine_s": 2.5}
+    assert readme.ceiling(row) == pytest.approx(2.7 / 2.3)
+    assert readme.ceiling(row) >= row["baseline_s"] / row["engine_s"]      # the engine's speed-up is below it
 
 
 @pytest.mark.parametrize("body", [PROSE, PROSE + readme.END + "\n" + readme.BEGIN + "\n",

@@ -231,3 +231,18 @@ def test_the_default_neighbouring_relation_stated_explicitly_is_the_same_spec(tm
     spec, default = load(path), load(BASE_SPEC)
     assert spec.threat_model.relation == default.threat_model.relation
     assert default.threat_model.relation is not None and default.threat_model.relation.unit == "record"
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_missing_spec_file_is_refused_before_the_spec_kinds_are_imported(tmp_path, command):
+    # the one-line error comes at once: nothing heavy (the spec kinds, their algorithms and SymPy theorems) is
+    # imported for a path that does not exist
+    import subprocess
+    import sys
+    missing = tmp_path / "nope.yaml"
+    code = ("import sys; from engine import cli; rc = cli.main([%r, %r]); "
+            "print(rc, 'engine.kinds' in sys.modules, 'sympy' in sys.modules)" % (command, str(missing)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+                         timeout=60)
+    assert out.stdout.split() == ["2", "False", "False"], out.stdout + out.stderr
+    assert out.stderr.strip() == f"error: {missing}: no such file"

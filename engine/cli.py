@@ -368,8 +368,8 @@ def spec_paths(given: list[str]) -> list[Path]:
     path that does not exist (before anything heavy is imported: the one-line error comes at once)."""
     paths: list[Path] = []
     for p in given:
-        if not Path(p).exists():
-            raise spec_mod.SpecError(p, "", "no such file")
+        if not os.path.lexists(p):                  # lexists: a symlink loop is left to the loader's own message
+            raise spec_mod.SpecError(str(Path(p)), "", "no such file")
         if Path(p).is_dir():
             found = sorted(Path(p).glob("*.yaml"))
             if not found:
@@ -781,8 +781,8 @@ def cmd_validate(args) -> int:
         else:
             paths.append(p)
     for path in paths:
-        if not Path(path).exists():                 # said at once: the spec kinds are imported for a file only
-            print(f"error: {path}: no such file", file=sys.stderr)
+        if not os.path.lexists(path):               # said at once: the spec kinds are imported for a file only
+            print(f"error: {spec_mod.SpecError(str(Path(path)), '', 'no such file')}", file=sys.stderr)
             bad += 1
             continue
         from engine import kinds

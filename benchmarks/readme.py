@@ -47,8 +47,9 @@ def _b(b) -> str:
 
 
 def ceiling(row: dict) -> float:
-    """The most any implementation could gain over the baseline on a row: the baseline's time over the row's bound
-    (the draws both sides make, the same numbers, plus the gradient pass at the roofline)."""
+    """The most an implementation drawing the row's numbers through numpy's generator on one core could gain over the
+    baseline: the baseline's time over the row's bound (the draws both sides make, counted, plus the gradient pass
+    at the roofline)."""
     return row["baseline_s"] / row["bound_s"]
 
 

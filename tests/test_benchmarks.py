@@ -171,7 +171,7 @@ def test_the_opacus_comparison_skips_with_a_message_naming_what_is_missing(monke
 
 
 def test_the_baseline_makes_the_same_draws_as_the_engine_on_every_row():
-    # the ceiling's premise (baseline / bound is the most any implementation drawing these numbers could gain): the
+    # the ceiling's premise (baseline / bound is the most an implementation drawing these numbers could gain): the
     # bound counts the engine's draws, and the baseline asks the trial streams for exactly as many of each kind
     small = {"a_overhead": dict(N=6, n=20, d=3, K=2, R=5, T=3, sigma=0.5), "b_agd": dict(agd=True, T=1),
              "c_large": dict(N=2, n=64, d=8, K=16, R=3, T=2, sigma=0.05)}

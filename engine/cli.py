@@ -363,13 +363,20 @@ def _progress(quiet: bool):
     return make
 
 
+def _no_such_file(path: str | Path) -> spec_mod.SpecError | None:
+    """The loader's one-line error for a path that does not exist, found without importing the spec kinds (lexists:
+    a symlink loop is left to the loader's own message), else None."""
+    return None if os.path.lexists(path) else spec_mod.SpecError(str(Path(path)), "", "no such file")
+
+
 def spec_paths(given: list[str]) -> list[Path]:
     """Spec files, with each folder replaced by its *.yaml files in name order; an empty folder is refused, and so is a
     path that does not exist (before anything heavy is imported: the one-line error comes at once)."""
     paths: list[Path] = []
     for p in given:
-        if not os.path.lexists(p):                  # lexists: a symlink loop is left to the loader's own message
-            raise spec_mod.SpecError(str(Path(p)), "", "no such file")
+        missing = _no_such_file(p)
+        if missing is not None:
+            raise missing
         if Path(p).is_dir():
             found = sorted(Path(p).glob("*.yaml"))
             if not found:
@@ -781,8 +788,9 @@ def cmd_validate(args) -> int:
         else:
             paths.append(p)
     for path in paths:
-        if not os.path.lexists(path):               # said at once: the spec kinds are imported for a file only
-            print(f"error: {spec_mod.SpecError(str(Path(path)), '', 'no such file')}", file=sys.stderr)
+        missing = _no_such_file(path)               # said at once: the spec kinds are imported for a file only
+        if missing is not None:
+            print(f"error: {missing}", file=sys.stderr)
             bad += 1
             continue
         from engine import kinds

@@ -54,10 +54,8 @@ PROJECT = ("algorithms", "verifiers", "catalog", "engine", "benchmarks", "exampl
 def _clear_project_caches() -> int:
     """cache_clear() on every memoised function of the project's loaded modules (functools.lru_cache / cache);
     how many were cleared."""
-    import sys as _sys
-
     n = 0
-    for name, module in list(_sys.modules.items()):
+    for name, module in list(sys.modules.items()):
         if module is None or name.split(".")[0] not in PROJECT:
             continue
         for obj in list(vars(module).values()):

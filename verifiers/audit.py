@@ -38,6 +38,16 @@ def clopper_pearson_upper(k: int, n: int, confidence: float) -> float:
     return float(beta_dist.ppf(confidence, k + 1, n - k))
 
 
+def clopper_pearson_uppers(ks: np.ndarray, n: int, confidence: float) -> np.ndarray:
+    """``clopper_pearson_upper`` of every count in ``ks`` at once (one call of the beta quantile: the same numbers,
+    ``tests/test_audit.py``)."""
+    ks = np.asarray(ks, dtype=np.int64)
+    out = np.ones(ks.shape)
+    below = ks < n
+    out[below] = beta_dist.ppf(confidence, ks[below] + 1, n - ks[below])
+    return out
+
+
 def _eps(fpr: float, fnr: float, delta: float) -> float:
     best = 0.0
     for num, den in ((1 - delta - fnr, fpr), (1 - delta - fpr, fnr)):
@@ -56,13 +66,13 @@ def lower_bound(scores_d: np.ndarray, scores_dp: np.ndarray, *, delta: float, co
     pooled = np.concatenate([sel_d, sel_p])
     cands = np.unique(np.quantile(pooled, np.linspace(0.0005, 0.9995, CANDIDATES)))
     side = (1 + confidence) / 2             # Bonferroni over the two one-sided limits
+    fpr_u = clopper_pearson_uppers(len(sel_p) - np.searchsorted(sel_p, cands, side="right"), h, side)
+    fnr_u = clopper_pearson_uppers(np.searchsorted(sel_d, cands, side="right"), h, side)
     best_t, best = float(cands[0]), -1.0
-    for t in cands:
-        fp = len(sel_p) - np.searchsorted(sel_p, t, side="right")
-        fn = np.searchsorted(sel_d, t, side="right")
-        e = _eps(clopper_pearson_upper(int(fp), h, side), clopper_pearson_upper(int(fn), h, side), delta)
+    for t, fpr, fnr in zip(cands.tolist(), fpr_u.tolist(), fnr_u.tolist()):
+        e = _eps(fpr, fnr, delta)
         if e > best:
-            best, best_t = e, float(t)
+            best, best_t = e, t
     return counts_lower_bound(int((ev_p > best_t).sum()), int((ev_d <= best_t).sum()), h, threshold=best_t,
                               delta=delta, confidence=confidence)
 

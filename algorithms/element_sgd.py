@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from algorithms.events import ElementGaussianRelease
 from algorithms.result import RunOutput as LearningOutput
@@ -105,16 +106,11 @@ def membership(sizes: tuple[int, ...]) -> np.ndarray:
 
 
 def logistic(t: np.ndarray) -> np.ndarray:
-    """1 / (1 + e^-t) as 0.5 (1 + tanh(t / 2)), computed in place in one buffer (the same operations in the same
-    order as the plain expression, so the same numbers, without its three temporaries: §4.2's runs call it on
-    every sampled point of every configuration and round)."""
-    h = np.multiply(t, 0.5)
-    if not isinstance(h, np.ndarray):
-        return 0.5 * (1.0 + np.tanh(h))
-    np.tanh(h, out=h)
-    h += 1.0
-    h *= 0.5
-    return h
+    """1 / (1 + e^-t), scipy's expit: accurate to the last bits for large |t| (0.5 (1 + tanh(t / 2)), used before,
+    lost relative precision in the small probabilities: up to 1.8e-11 at |t| ~ 10) and twice as fast as numpy's
+    float64 tanh where numpy has no SIMD loop for it (7 ns a value against 14 on an AVX2 machine): §4.2's runs call
+    it on every sampled point of every configuration and round."""
+    return expit(t)
 
 
 def label_prob(s: np.ndarray) -> np.ndarray:
@@ -461,8 +457,8 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
             idx = distinct_batches(rng, tc, n, bmax)                                 # a uniform ordered sample
             Zb = z[rows, idx].reshape(tc, bmax * m, d)                               # the points of the users taken
             taken = np.arange(bmax)[None, :] < N[:, None]                            # (tc, bmax): the first N[t]
-            # the weights of logistic(-s) = 0.5 (1 + tanh(-s / 2)): (h 0.5) w = h (0.5 w) exactly (a power of 2)
-            hw = ((taken[:, :, None] * w).reshape(tc, -1) * 0.5)[:, :, None]
+            # the weights of logistic(-s) w, 0 (-0.0) for the users not taken
+            hw = (taken[:, :, None] * w).reshape(tc, -1)[:, :, None]
             ends = N * m                                                             # trial t's points: [0, ends[t])
             low = int(ends.min())
             tails = [(t, int(e)) for t, e in enumerate(ends) if e > low]
@@ -472,9 +468,8 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
                 th = np.ascontiguousarray(theta[:, :, c0:c0 + CONFIG_GROUP])
                 coef = np.matmul(Zb, th)                                             # (tc, bmax m, c): <z, theta>
                 for v, h in [(coef[:, :low], hw[:, :low])] + [(coef[t, low:e], hw[t, low:e]) for t, e in tails]:
-                    v *= -0.5                                                        # (-s) 0.5, as logistic(-s)
-                    np.tanh(v, out=v)
-                    v += 1.0
+                    np.negative(v, out=v)                                            # logistic(-s) w, in place
+                    expit(v, out=v)
                     v *= h
                 for t, e in pads:                                                    # users not taken: their weight
                     coef[t, e:] = -0.0                                               # -0.0 times a positive number

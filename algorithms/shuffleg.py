@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
+from scipy.special import expit
 
 Order = Literal["ig", "so", "rr"]
 LOSSES = ("mean", "ridge", "logistic", "linear")
@@ -146,7 +147,7 @@ def gradients(loss: str, x: np.ndarray, a: np.ndarray, y: np.ndarray | float) ->
     if loss == "ridge":
         return (2.0 * (r - y))[:, None] * a
     if loss == "logistic":
-        return (0.5 * (1.0 + np.tanh(0.5 * r)) - y)[:, None] * a
+        return (expit(r) - y)[:, None] * a
     raise ValueError(f"unknown loss {loss!r}")
 
 
@@ -558,7 +559,7 @@ def run_dpsgd(prob: Problem, *, q: float, steps: int, eta: float | np.ndarray, z
             if prob.loss == "ridge":
                 phi = 2.0 * (r - prob.y[None, :])
             elif prob.loss == "logistic":
-                phi = 0.5 * (1.0 + np.tanh(0.5 * r)) - prob.y[None, :]
+                phi = expit(r) - prob.y[None, :]
             else:
                 raise ValueError(f"DP-SGD baseline: no loss {prob.loss!r}")
             norm = np.abs(phi) * normA[None, :]

@@ -31,6 +31,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.pld import privacy_loss_mechanism
 from scipy.stats import binom
 
+from verifiers.accountants.pld_compose import pmf_self_compose, self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta, epsilon_for_delta_add
 
 RELATIONS = ("replace_one", "add_remove")
@@ -50,7 +51,7 @@ def epsilon(*, z: float, q: float, steps: int, delta: float, relation: str, pess
     one = sampled_gaussian_pld(standard_deviation=z, sensitivity=2.0 if relation == "replace_one" else 1.0,
                                sampling_prob=q, pessimistic_estimate=pessimistic,
                                value_discretization_interval=interval)
-    return epsilon_for_delta(one.self_compose(steps), delta)
+    return epsilon_for_delta(self_compose(one, steps), delta)
 
 
 def sampled_gaussian_pld(*, standard_deviation: float, sensitivity: float, sampling_prob: float,
@@ -146,7 +147,7 @@ def local_round_lower(*, z: float, K: int, q: float, rounds: int, delta: float, 
                           sampling_probs=[float(p) for p in probs], interval=interval)
     # a symmetric wrapper of the ADD direction alone: only epsilon_for_delta_add may read it (its "remove" side is
     # the same ADD pmf, so any other query of it would be wrong)
-    composed = pld_lib.PrivacyLossDistribution(add.self_compose(rounds, tail_mass_truncation=1e-15))
+    composed = pld_lib.PrivacyLossDistribution(pmf_self_compose(add, rounds, 1e-15))
     eps = epsilon_for_delta_add(composed, delta)
     if math.exp(min(eps, 700.0)) * rounds * moved > 1e-3 * delta:
         raise ValueError(f"Local SGD round: the binomial's truncated mass {moved:.3g} times e^{eps:.3g} over {rounds} "

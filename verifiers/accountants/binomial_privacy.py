@@ -27,6 +27,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.stats import binom
 
+from verifiers.accountants.pld_compose import self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
 WINDOW_SD = 20.0
@@ -216,7 +217,7 @@ def composed_epsilon(parts: Iterable[tuple[Any, int, float]], delta: float) -> f
     composed, outside = None, 0.0
     for one, count, out in parts:
         outside += count * out
-        one = one.self_compose(count) if count > 1 else one
+        one = self_compose(one, count) if count > 1 else one
         composed = one if composed is None else composed.compose(one)
     left = delta - outside
     if left <= 0 or composed is None:

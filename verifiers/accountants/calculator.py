@@ -12,6 +12,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 
 from verifiers.accountants import subsampled_shuffle as S001
 from verifiers.accountants.gaussian import RDP_ORDERS
+from verifiers.accountants.pld_compose import self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
 ADD_REMOVE = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
@@ -83,7 +84,7 @@ def _pld(z: float, q: float, *, pessimistic: bool, T: int, delta: float | None, 
     pld = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=1.0, sampling_prob=q,
                                           pessimistic_estimate=pessimistic, value_discretization_interval=1e-4,
                                           use_connect_dots=pessimistic)    # connect-the-dots is pessimistic only
-    pld = pld.self_compose(T)
+    pld = self_compose(pld, T)
     if eps is not None:
         return {"epsilon": eps, "delta": float(pld.get_delta_for_epsilon(eps))}
     assert delta is not None

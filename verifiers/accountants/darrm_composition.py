@@ -59,8 +59,9 @@ def pld_epsilon(eps: float, Delta: float, k: int, delta_total: float, interval: 
     """dp-accounting: the pessimistic PLD of an (eps, Delta)-DP mechanism, self-composed k times, at delta_total."""
     from dp_accounting.pld import common, privacy_loss_distribution
 
+    from verifiers.accountants.pld_compose import self_compose
     from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
     pld = privacy_loss_distribution.from_privacy_parameters(
         common.DifferentialPrivacyParameters(eps, Delta), value_discretization_interval=interval)
-    return float(epsilon_for_delta(pld.self_compose(k), delta_total))
+    return float(epsilon_for_delta(self_compose(pld, k), delta_total))

@@ -52,6 +52,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.optimize import minimize_scalar
 from scipy.special import ndtr
 
+from verifiers.accountants.pld_compose import self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 from verifiers.stats import logsumexp_scipy
 
@@ -250,7 +251,7 @@ def tight_epsilon(q: float, sigma: float, T: int, delta: float, a: float = 1.0, 
 def _tight_epsilon(q: float, sigma: float, T: int, delta: float, a: float, b: float, pessimistic: bool) -> float:
     """tight_epsilon, computed once per arguments in a process (a pure function of them: the PLD composition is the
     costliest accounting here, and sweeps and specs repeat it)."""
-    return float(epsilon_for_delta(one_round_pld(q, sigma, a, b, pessimistic).self_compose(T), delta))
+    return float(epsilon_for_delta(self_compose(one_round_pld(q, sigma, a, b, pessimistic), T), delta))
 
 
 def labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: float = 2.0) -> float:
@@ -266,7 +267,7 @@ def _labelled_tight_epsilon(q: float, sigma: float, T: int, delta: float, dist: 
     g = pld_lib.from_gaussian_mechanism(sigma, sensitivity=dist, value_discretization_interval=VALUE_STEP)
     if q < 1:
         g = g.compute_mixture(pld_lib.identity(value_discretization_interval=VALUE_STEP), q)
-    return float(epsilon_for_delta(g.self_compose(T), delta))
+    return float(epsilon_for_delta(self_compose(g, T), delta))
 
 
 # ---------------------------------------------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from scipy.special import log_ndtr
 from algorithms.events import ShuffledGaussianRelease
 from verifiers.accountants import shuffle_baselines
 from verifiers.accountants.base import Accountant
+from verifiers.accountants.pld_compose import self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
 SIGMA_REL_RES = 1e-4          # the sigma search stops when its bracket is this narrow (relative); returns the upper end
@@ -168,7 +169,7 @@ def pld_epsilon(eps_round: float, delta_round: float, R: int, delta: float) -> f
         return 0.0 if -math.expm1(R * math.log1p(-delta_round)) <= delta else math.inf
     one = pld_lib.from_privacy_parameters(DifferentialPrivacyParameters(eps_round, delta_round),
                                           value_discretization_interval=eps_round)
-    return float(epsilon_for_delta(one.self_compose(R), delta))
+    return float(epsilon_for_delta(self_compose(one, R), delta))
 
 
 @functools.lru_cache(maxsize=256)

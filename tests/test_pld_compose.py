@@ -1,17 +1,17 @@
 """verifiers.accountants.pld_compose against dp-accounting's own self-composition (the reference): the same truncation
 bounds and the same composed PMFs, bit for bit, on the PLDs the accountants compose (seed 002's element pairs, the
 labelled Gaussian mixture, sampled Gaussians in both directions, an (eps, delta) mechanism, randomized response) and
-on random PMFs; the guard's exact path and a planted error in the fast moments."""
+on random PMFs; the guard's margin and its exact path, and a planted error in the fast moments."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import pytest
 from dp_accounting.pld import common, pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import special
 
 from verifiers.accountants import element_rdp, pld_compose
 
@@ -80,20 +80,66 @@ def test_the_guard_takes_the_librarys_expression_and_the_fast_moments_alone_agre
     assert pld_compose.self_convolve_bounds(p, 5000, 1e-15) == want
 
 
-def test_a_power_off_by_one_is_caught(monkeypatch):
-    """A planted error in the fast moments (e^{i (j + 1) / L} for order j / L) moves the bounds, and the pin sees it."""
+def test_the_powers_agree_with_the_librarys_log_sum_exps_far_inside_the_guard():
+    """The margin the guard rests on: on the accountants' PMFs, random ones and one with end masses of 1e-300, every
+    order's log moment-generating function from the powers is within a hundredth of the guard's slack per unit of
+    the bound's terms (GUARD (20 + log L)) of the library's log-sum-exp."""
+    rng = np.random.default_rng(11)
+    cases = [element_rdp.one_round_pld(0.01, 1.2)._pmf_remove._probs, element_rdp.one_round_pld(0.3, 4.0)._pmf_add._probs]
+    cases += [rng.dirichlet(np.ones(int(L))) for L in (150, 4000, 30000)]
+    tiny = rng.dirichlet(np.ones(3000))
+    tiny[0] = tiny[-1] = 1e-300
+    for p in cases + [tiny]:
+        L = len(p)
+        ours = pld_compose.log_mgfs(p)
+        for j, v in ours.items():
+            lib = float(special.logsumexp(np.arange(L) * (j / L), b=p))
+            assert abs(v - lib) <= pld_compose.GUARD * (pld_compose.ORDERS + math.log(L)) / 100, (L, j)
+
+
+def test_a_bound_next_to_an_integer_is_recomputed_by_the_librarys_expression(monkeypatch):
+    """The guard's decisive case: a tail mass chosen so that the first positive order's Chernoff bound lies 1e-9 from
+    an integer (where the powers and the library could round to different sides) sends that order through the
+    library's log-sum-exp, and the bounds are the library's."""
+    p = element_rdp.one_round_pld(0.05, 2.0)._pmf_remove._probs
+    L, k = len(p), 3000
+    order = 1 / L
+    v = float(special.logsumexp(np.arange(L) * order, b=p))
+    target = math.ceil((k * v + math.log(2 / 1e-12)) / order) + 1e-9      # a bound just above an integer
+    tail = 2 * math.exp(k * v - target * order)
+    want = common.compute_self_convolve_bounds(p, k, tail)                 # before the count below starts
+    calls = []
+    real = special.logsumexp
+
+    def counted(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+    monkeypatch.setattr(special, "logsumexp", counted)
+    assert pld_compose.self_convolve_bounds(p, k, tail) == want
+    assert calls, "the order next to an integer was not recomputed"
+    calls.clear()
+    monkeypatch.setattr(pld_compose, "GUARD", 0.0)                          # and without the guard it would not be
+    pld_compose.self_convolve_bounds(p, k, tail)
+    assert not calls
+
+
+def test_a_planted_error_in_the_powers_is_caught(monkeypatch):
+    """A planted error in the fast moments (every exponent 5% too large: e^{1.05 i j / L} for order j / L) moves the
+    bounds, and the pin sees it (the library's log-sum-exp does not call numpy's exp, so only the powers are hit)."""
     p = element_rdp.one_round_pld(0.01, 1.2)._pmf_remove._probs
     want = common.compute_self_convolve_bounds(p, 5000, 1e-15)
     real_exp = np.exp
 
-    def shifted(x, *a, **k):
-        return real_exp(x * (1 + 1 / 20), *a, **k)
-    monkeypatch.setattr(pld_compose.np, "exp", shifted)
-    with pytest.raises(AssertionError):
-        assert pld_compose.self_convolve_bounds(p, 5000, 1e-15) == want
+    def scaled(x, *a, **k):
+        return real_exp(x * 1.05, *a, **k)
+    monkeypatch.setattr(np, "exp", scaled)
+    assert pld_compose.self_convolve_bounds(p, 5000, 1e-15) != want
 
 
-def test_a_sparse_or_negative_pmf_keeps_the_librarys_code():
+def test_a_sparse_or_negative_pmf_keeps_the_librarys_code(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("the fast bounds were used")
+    monkeypatch.setattr(pld_compose, "self_convolve_bounds", refuse)
     sparse = pld_lib.PrivacyLossDistribution(pld_pmf.SparsePLDPmf({-2: 0.3, 1: 0.6, 4: 0.1}, 1e-2, 0.0, True))
     assert _same(pld_compose.self_compose(sparse, 5), sparse.self_compose(5))
     neg = pld_pmf.DensePLDPmf(1e-3, -3, np.array([0.5, -1e-18, 0.5]), 0.0, True)

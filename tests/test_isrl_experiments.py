@@ -13,6 +13,7 @@ from scipy import optimize, stats
 
 from algorithms import fl_experiments as fl
 from catalog import isrl_experiments_004 as exp
+from tests.helpers import same_pld, same_pmf
 from verifiers.accountants import appendix_i
 from verifiers.accountants.pld_epsilon import epsilon_for_delta_add
 from verifiers.checks import isrl_experiments as chk
@@ -189,14 +190,6 @@ def test_the_add_only_mixture_pmf_is_the_librarys_add_direction_bit_for_bit(sd, 
             add.self_compose(rounds, tail_mass_truncation=1e-15)), delta) == epsilon_for_delta_add(composed, delta))
 
 
-def _same_pmf(a, b) -> bool:
-    if type(a) is not type(b) or a._infinity_mass != b._infinity_mass:
-        return False
-    if hasattr(a, "_probs"):
-        return a._lower_loss == b._lower_loss and np.array_equal(a._probs, b._probs)
-    return a._loss_probs == b._loss_probs
-
-
 @pytest.mark.parametrize("task_n, eps", [(1238, 0.75), (1238, 18.0), (56, 1.5), (56, 12.0), (357, 0.125), (116, 3.0)])
 def test_replace_one_at_doubled_noise_is_add_remove_bit_for_bit(task_n, eps):
     """accounting() reads the 'as run' epsilon at G = L/2 (replace-one's shift 2 at noise 2z) off add/remove's (shift 1
@@ -211,7 +204,7 @@ def test_replace_one_at_doubled_noise_is_add_remove_bit_for_bit(task_n, eps):
                       neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE, use_connect_dots=pess)
             a = pld_lib.from_gaussian_mechanism(standard_deviation=z, sensitivity=1.0, **kw)
             b = pld_lib.from_gaussian_mechanism(standard_deviation=z / 0.5, sensitivity=2.0, **kw)
-            assert _same_pmf(a._pmf_remove, b._pmf_remove) and _same_pmf(a._pmf_add, b._pmf_add)
+            assert same_pmf(a._pmf_remove, b._pmf_remove) and same_pmf(a._pmf_add, b._pmf_add)
         if eps in (0.75, 3.0):
             kw2 = dict(q=q, steps=35, delta=c["delta"], interval=interval)
             assert (appendix_i.epsilon(z=z / 0.5, relation="replace_one", **kw2)
@@ -239,8 +232,7 @@ def test_the_sampled_gaussian_pld_is_the_librarys_bit_for_bit():
                 neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
             ours = appendix_i.sampled_gaussian_pld(standard_deviation=z, sensitivity=sens, sampling_prob=q,
                                                    pessimistic_estimate=pess, value_discretization_interval=interval)
-            assert ours._symmetric == lib._symmetric
-            assert _same_pmf(ours._pmf_remove, lib._pmf_remove) and _same_pmf(ours._pmf_add, lib._pmf_add)
+            assert same_pld(ours, lib)
 
 
 def test_the_fast_gaussian_loss_defers_to_the_library_on_a_scalar_and_where_it_raises():

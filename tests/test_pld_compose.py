@@ -13,20 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
+from tests.helpers import same_pld, same_pmf
 from verifiers.accountants import element_rdp, pld_compose
-
-
-def _same_pmf(a, b) -> bool:
-    if isinstance(a, pld_pmf.DensePLDPmf):
-        return (isinstance(b, pld_pmf.DensePLDPmf) and a._lower_loss == b._lower_loss
-                and a._infinity_mass == b._infinity_mass and a._discretization == b._discretization
-                and a._pessimistic_estimate == b._pessimistic_estimate and np.array_equal(a._probs, b._probs))
-    return a._loss_probs == b._loss_probs and a._infinity_mass == b._infinity_mass
-
-
-def _same(a, b) -> bool:
-    return (a._symmetric == b._symmetric and _same_pmf(a._pmf_remove, b._pmf_remove)
-            and _same_pmf(a._pmf_add, b._pmf_add))
 
 
 def _plds():
@@ -45,10 +33,10 @@ def _plds():
 def test_self_compose_is_the_librarys_bit_for_bit():
     for pld, counts in _plds():
         for k in counts:
-            assert _same(pld_compose.self_compose(pld, k), pld.self_compose(k)), k
+            assert same_pld(pld_compose.self_compose(pld, k), pld.self_compose(k)), k
     pmf = element_rdp.one_round_pld(0.05, 2.0)._pmf_add                     # a PMF alone, at another truncation
     for tail in (0.0, 1e-15, 1e-9):
-        assert _same_pmf(pld_compose.pmf_self_compose(pmf, 64, tail), pmf.self_compose(64, tail))
+        assert same_pmf(pld_compose.pmf_self_compose(pmf, 64, tail), pmf.self_compose(64, tail))
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -141,6 +129,6 @@ def test_a_sparse_or_negative_pmf_keeps_the_librarys_code(monkeypatch):
         raise AssertionError("the fast bounds were used")
     monkeypatch.setattr(pld_compose, "self_convolve_bounds", refuse)
     sparse = pld_lib.PrivacyLossDistribution(pld_pmf.SparsePLDPmf({-2: 0.3, 1: 0.6, 4: 0.1}, 1e-2, 0.0, True))
-    assert _same(pld_compose.self_compose(sparse, 5), sparse.self_compose(5))
+    assert same_pld(pld_compose.self_compose(sparse, 5), sparse.self_compose(5))
     neg = pld_pmf.DensePLDPmf(1e-3, -3, np.array([0.5, -1e-18, 0.5]), 0.0, True)
-    assert _same_pmf(pld_compose.pmf_self_compose(neg, 9, 1e-15), neg.self_compose(9))
+    assert same_pmf(pld_compose.pmf_self_compose(neg, 9, 1e-15), neg.self_compose(9))

@@ -64,10 +64,11 @@ def self_convolve_bounds(input_list, num_times: int, tail_mass_truncation: float
     upper_bound, lower_bound = (L - 1) * num_times, 0
     if tail_mass_truncation == 0:
         return lower_bound, upper_bound
-    orders = np.concatenate((np.arange(-ORDERS, 0), np.arange(1, ORDERS + 1))) / L     # the library's, as it forms them
+    js = np.concatenate((np.arange(-ORDERS, 0), np.arange(1, ORDERS + 1)))
+    orders = js / L                                                         # the library's orders, as it forms them
     mgfs = log_mgfs(p)
     c = math.log(2 / tail_mass_truncation)
-    for j, order in zip([*range(-ORDERS, 0), *range(1, ORDERS + 1)], orders):
+    for j, order in zip(js.tolist(), orders):
         log_mgf = mgfs[j]
         bound = (num_times * log_mgf + c) / order
         slack = GUARD * (num_times * (abs(log_mgf) + ORDERS + math.log(L)) + abs(c)) / abs(order)

@@ -10,6 +10,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from verifiers.accountants import rdp_wor
 from verifiers.accountants import subsampled_shuffle as S001
 from verifiers.accountants.gaussian import RDP_ORDERS
 from verifiers.accountants.pld_compose import self_compose
@@ -58,7 +59,7 @@ def subsampled_gaussian(*, sigma: float, sensitivity: float, T: int, k: int | No
         acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), T)
         how = f"Poisson sampling q = {q}, add/remove neighbours"
     else:
-        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), REPLACE_ONE)
+        acc = rdp_wor.RdpAccountant(list(RDP_ORDERS), REPLACE_ONE)
         acc.compose(dp_accounting.SampledWithoutReplacementDpEvent(n, k, dp_accounting.GaussianDpEvent(z)), T)
         how = f"uniform {k}-of-{n} subsets, replace-one neighbours"
     return {"mechanism": "subsampled-gaussian", "accountant": f"RDP (dp-accounting), {how}",
@@ -92,7 +93,7 @@ def _pld(z: float, q: float, *, pessimistic: bool, T: int, delta: float | None, 
 
 
 def _rdp(event, relation, *, T: int, delta: float | None, eps: float | None) -> dict:
-    acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), relation)
+    acc = rdp_wor.RdpAccountant(list(RDP_ORDERS), relation)
     acc.compose(event, T)
     return _answer(acc, delta=delta, eps=eps)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
-from dp_accounting.rdp import rdp_privacy_accountant
 
 from algorithms.events import GaussianRelease
+from verifiers.accountants import rdp_wor
 from verifiers.accountants.base import Accountant
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
@@ -54,7 +54,7 @@ def compose(leaves: tuple[tuple[GaussianRelease, int], ...], L: float, delta: fl
         acc = pld_privacy_accountant.PLDAccountant(REPLACE_ONE, value_discretization_interval=1e-4)
         name = "PLD (dp-accounting), replace-one"
     else:
-        acc = rdp_privacy_accountant.RdpAccountant(list(RDP_ORDERS), REPLACE_ONE)
+        acc = rdp_wor.RdpAccountant(list(RDP_ORDERS), REPLACE_ONE)         # dp-accounting's, bit for bit
         name = "RDP (dp-accounting, Wang-Balle-Kasiviswanathan sampling w/o replacement), replace-one"
     acc.compose(composed)
     return float(acc.get_epsilon(delta)), name

@@ -27,6 +27,7 @@ def test_the_benchmark_resolves_agd_smooth_and_builds_its_configurations():
 def test_the_accountant_timing_runs_in_quick_mode():
     out = run.accountant_times(quick=True)
     assert out["dp_accounting_speedup"] > 1 and out["shuffle_speedup"] > 0
+    assert out["engine_rdp_same_epsilon"] and out["engine_rdp_speedup"] > 1
 
 
 # --- the README generator, the bound's pieces and DP-SGD's per-sample clipping --------------------------------

@@ -55,6 +55,12 @@ def test_the_curve_is_the_librarys_at_any_orders(q, log_sigma, orders):
     assert np.array_equal(got, want, equal_nan=True)
 
 
+@pytest.mark.parametrize("orders", [[256.5], [1.5, 256.25, 300.0], [255.9, 256.0], [1.0001, 2.0], [6, 512.75]])
+def test_orders_at_the_edges_of_the_exact_range(orders):
+    """256 < alpha < 257 interpolates between an exact and a Stirling-form order; 1 < alpha < 2 and alpha = 2."""
+    assert np.array_equal(_ours(0.05, 2.0, orders), lib._compute_rdp_sample_wor_gaussian(0.05, 2.0, orders))
+
+
 @pytest.mark.parametrize("sigma", [0.05, 0.7, 3.0, 50.0, 1000.0])        # 50 and 1000: differences of both signs
 def test_forward_differences_are_the_librarys_and_a_prefix_serves_every_smaller_order(sigma):
     with np.errstate(all="ignore"):

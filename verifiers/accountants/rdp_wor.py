@@ -76,7 +76,8 @@ class _LogA:
 
     def __init__(self, q: float, sigma: float, orders: tuple):
         self.q, self.sigma = q, sigma
-        exact = [math.ceil(a) for a in orders if 1 <= a and not np.isinf(a) and math.ceil(a) <= MAX_EXACT]
+        # every integer order the call evaluates exactly: each order's floor and ceiling up to MAX_EXACT
+        exact = [b for a in orders if 1 <= a < np.inf for b in (math.floor(a), math.ceil(a)) if b <= MAX_EXACT]
         self.deltas = forward_diffs(sigma, max(exact)) if exact and 0 < q < 1 else None
         self.memo: dict[int, float] = {}
 

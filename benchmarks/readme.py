@@ -139,9 +139,9 @@ def _bullets(res: dict) -> list[str]:
         f"count 10^5, against {_s(acct['dp_accounting_per_event_s'])} per event composed one at a time (mean of "
         f"{acct['dp_accounting_single_compositions']}), about {acct['dp_accounting_round_by_round_s_est'] / 3600:.1f} "
         f"hours for 10^5"
-        + (f"; the engine's accountant takes {_s(acct['engine_rdp_per_event_s'])} per event "
-           f"({_x(acct['engine_rdp_speedup'])} less; `verifiers/accountants/rdp_wor.py`: dp-accounting's curve "
-           f"shared across orders; "
+        + (f"; the engine's accountant takes {_s(acct['engine_rdp_per_event_s'])} per event, building the "
+           f"accountant and reading its epsilon included ({_x(acct['engine_rdp_speedup'])} faster; "
+           f"`verifiers/accountants/rdp_wor.py`: dp-accounting's forward differences and terms shared across orders; "
            f"{'the same epsilon bit for bit' if acct['engine_rdp_same_epsilon'] else 'A DIFFERENT EPSILON'})."
            if "engine_rdp_per_event_s" in acct else "."),
         f"- Seed 000's summation protocols ({sums['n']} users, {sums['d']} coordinates): the exact count sampler takes "

@@ -686,7 +686,7 @@ def report(res: dict) -> None:
           f"{acct['dp_accounting_T1e5_s']:.3f} s vs round by round ~{acct['dp_accounting_round_by_round_s_est']:.0f} s "
           f"({acct['dp_accounting_per_event_s']:.3f} s per event, mean of {acct['dp_accounting_single_compositions']}; "
           f"{acct['dp_accounting_speedup']:.0f}x); the engine's curve (rdp_wor) {acct['engine_rdp_per_event_s']:.4f} s "
-          f"per event ({acct['engine_rdp_speedup']:.0f}x less, the same epsilon: {acct['engine_rdp_same_epsilon']})")
+          f"per event ({acct['engine_rdp_speedup']:.0f}x faster, the same epsilon: {acct['engine_rdp_same_epsilon']})")
     print(f"P_VEC call (n = {sums['n']}, d = {sums['d']}), exact count sampler: "
           + ", ".join(f"b = {float(b):.0e} {t * 1e3:.3f} ms" for b, t in sums["count_s"].items())
           + f" (b = 1e9 / b = 1e2: {sums['count_1e9_over_1e2']:.2f}x); bit-level protocol: "

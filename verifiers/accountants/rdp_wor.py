@@ -23,9 +23,17 @@ Here the work is shared, not changed:
   (another round count, another delta) does not recompute it.
 
 So every float operation is the library's, on the same operands: the result is the library's, bit for bit. The pins
-in tests/test_rdp_wor.py compare ``rdp`` with the library's function on the accountants' orders and on random ones,
-and ``tox -e latest`` runs them against the newest dp-accounting. ``RdpAccountant`` is dp-accounting's accountant
-with this one event's curve swapped in; every other event keeps the library's code."""
+in tests/test_rdp_wor.py compare ``rdp`` with the library's function on the accountants' orders and on random ones;
+``tox -e latest`` (a manual drift check, not run by CI) runs them against the newest dp-accounting. Where the fast
+path cannot promise that, the library's own function runs instead:
+- for a q or a sigma that is not a Python float or int (numpy's float64 is one; a float32 is not: the library then
+  computes in float32), and wherever the fast path raises (an order below 1, order 1's 0/0, an overflow), so the
+  library's result or its own exception is what the caller gets;
+- for the whole process, if a self-check at first use finds the fast path and the library disagreeing on a small
+  case (``agrees_with_library``): a CPU whose numpy kernels round otherwise, or a dp-accounting release that computes
+  otherwise.
+``RdpAccountant`` is dp-accounting's accountant with this one event's curve swapped in; every other event keeps the
+library's code."""
 from __future__ import annotations
 
 import functools
@@ -38,18 +46,50 @@ from dp_accounting.rdp import rdp_privacy_accountant as _lib
 from scipy import special
 
 MAX_EXACT = 256          # the library's max_alpha: above it, its Stirling-form bound, O(alpha)
+_PLAIN = (float, int, np.float64)                       # the q and sigma types whose arithmetic is float64's
 
 
 def rdp(q: float, sigma: float, orders: Sequence[float]) -> np.ndarray:
     """``_compute_rdp_sample_wor_gaussian(q, sigma, orders)``: the RDP at each order, the same array."""
-    out = _cached(float(q), float(sigma), tuple(orders))
-    return out.copy()
+    orders = tuple(orders)
+    if not (type(q) in _PLAIN and type(sigma) in _PLAIN and agrees_with_library()):
+        return _lib._compute_rdp_sample_wor_gaussian(q, sigma, orders)
+    # keyed by type and value: 1.0, np.float64(1.0) and 1 are equal keys, but the library's arithmetic on them is not
+    # the same (order 1: 0 / 0.0 raises, 0 / np.float64(0.0) is nan)
+    key = (type(q), q, type(sigma), sigma, tuple((type(a), a) for a in orders))
+    return _cached(key, q, sigma, orders).copy()
+
 
 
 @functools.lru_cache(maxsize=512)
-def _cached(q: float, sigma: float, orders: tuple) -> np.ndarray:
+def _cached(key: tuple, q: float, sigma: float, orders: tuple) -> np.ndarray:
+    try:
+        return fast(q, sigma, orders)
+    except Exception:               # the library's own code decides: its result, or its exception
+        return _lib._compute_rdp_sample_wor_gaussian(q, sigma, orders)
+
+
+def fast(q: float, sigma: float, orders: tuple) -> np.ndarray:
+    """The fast path alone: no type check, no self-check, no cache, no fallback (what the pins compare)."""
     log_a = _LogA(q, sigma, orders)
     return np.array([_scalar(q, sigma, alpha, log_a) for alpha in orders])
+
+
+# both signs' branches of the differences, exact orders and the Stirling form; one difference off by an ulp, or the
+# exact range cut below 40, changes its array
+SELF_CHECK = (0.05, 10.0, (1.5, 2, 3.25, 6, 40, 300))
+
+
+@functools.lru_cache(maxsize=1)
+def agrees_with_library() -> bool:
+    """The fast path gives the library's array, bit for bit, on ``SELF_CHECK`` (a few ms, once a process)."""
+    q, sigma, orders = SELF_CHECK
+    try:
+        mine = fast(q, sigma, orders)
+    except Exception:
+        return False
+    theirs = _lib._compute_rdp_sample_wor_gaussian(q, sigma, orders)
+    return mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes()
 
 
 def _scalar(q: float, sigma: float, alpha, log_a: _LogA):
@@ -76,9 +116,10 @@ class _LogA:
 
     def __init__(self, q: float, sigma: float, orders: tuple):
         self.q, self.sigma = q, sigma
-        # every integer order the call evaluates exactly: each order's floor and ceiling up to MAX_EXACT
-        exact = [b for a in orders if 1 <= a < np.inf for b in (math.floor(a), math.ceil(a)) if b <= MAX_EXACT]
-        self.deltas = forward_diffs(sigma, max(exact)) if exact and 0 < q < 1 else None
+        # every integer order evaluated exactly: each order's floor and ceiling in [2, MAX_EXACT]
+        exact = [b for a in orders if 1 <= a < np.inf for b in (math.floor(a), math.ceil(a)) if 2 <= b <= MAX_EXACT]
+        self.largest = max(exact, default=0)
+        self.deltas: np.ndarray | None = None              # computed at the first exact order, up to the largest
         self.memo: dict[int, float] = {}
 
     def __call__(self, alpha: int):
@@ -99,8 +140,9 @@ class _LogA:
         cgf = x * 1.0 * (x + 1) / two_s2                             # the library's cgf(i - 1)
         log_comb = special.gammaln(alpha + 1) - special.gammaln(i + 1.0) - special.gammaln(alpha - i + 1.0)
         if alpha <= MAX_EXACT:
+            if self.deltas is None:
+                self.deltas = forward_diffs(sigma, self.largest)
             d = self.deltas
-            assert d is not None
             lo = d[2 * (i // 2) - 1]
             hi = d[2 * ((i + 1) // 2) - 1]
             s = np.log(4) + 0.5 * (lo + hi)

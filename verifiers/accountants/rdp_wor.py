@@ -19,8 +19,8 @@ Here the work is shared, not changed:
 - Each integer order's log A is computed once and shared by the fractional orders beside it. Its terms are formed
   elementwise with the library's expressions in its order of operations, then summed in log space one by one, in
   the library's order.
-- A process-wide cache keeps the result per (q, sigma, orders): an accountant called again for the same event
-  (another round count, another delta) does not recompute it.
+- A process-wide cache keeps the result per (q, sigma, orders), keyed by their types as well as their values: an
+  accountant called again for the same event (another round count, another delta) does not recompute it.
 
 So every float operation is the library's, on the same operands: the result is the library's, bit for bit. The pins
 in tests/test_rdp_wor.py compare ``rdp`` with the library's function on the accountants' orders and on random ones;

@@ -37,12 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from algorithms import kernels
 from algorithms.events import ElementGaussianRelease
 from algorithms.result import RunOutput as LearningOutput
 
 L0 = 2.0                       # sup ||grad l|| <= sup ||x|| = ||c + u|| <= 2 (unit centre, unit noise)
 CHUNK_BYTES = 64 * 2**20       # memory budget of one chunk of trials' data sets (z: trials x n x m x d float64)
-CONFIG_GROUP = 12              # run_many's configurations per matrix product (wider ones hit slow BLAS paths)
 
 
 @dataclass(frozen=True)
@@ -429,7 +429,8 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
     sgd-el(theta, x^(u)) + noise) / (q n) from theta = 0. Theta = R^d (OUR CHOICE for §4.2, whose Theta the seed does
     not state): Alg. 1's projection is the identity and its step is the element's mean gradient. Needs rho >= every
     ||z|| (then ||mean gradient|| < rho and clipping is the identity, so the step is a weighted sum of per-point
-    gradients, computed as two matrix products); raises ValueError otherwise. sigma = 0 is the non-private run."""
+    gradients, computed in one pass over the sampled points by kernels.logistic_steps); raises ValueError otherwise.
+    sigma = 0 is the non-private run. A configuration's numbers do not depend on which others run beside it."""
     tc, n, m, d = z.shape
     if len(sizes) and sum(sizes) != m:
         raise ValueError(f"sizes {sizes} do not split the m = {m} points of a user")
@@ -445,35 +446,19 @@ def run_many(z: np.ndarray, sizes: tuple[int, ...], *, updates: int, q: float, a
     if scale.shape != (C,):
         raise ValueError(f"{C} step sizes but {scale.size} noise multipliers")
     w = -point_weights(sizes)                                                        # minus: grad l = -z s(-<z,theta>)
+    z = np.ascontiguousarray(z, dtype=np.float64)                                    # once, not per round
     theta = np.zeros((tc, d, C))
     total = theta.copy()
-    rows = np.arange(tc)[:, None]
     max_batch = 0
     for i in range(updates):
         N = np.asarray(rng.binomial(n, q, size=tc))
         bmax = int(N.max())
-        step = np.zeros((tc, d, C))
         if bmax > 0:
             idx = distinct_batches(rng, tc, n, bmax)                                 # a uniform ordered sample
-            Zb = z[rows, idx].reshape(tc, bmax * m, d)                               # the points of the users taken
-            taken = np.arange(bmax)[None, :] < N[:, None]                            # (tc, bmax): the first N[t]
-            # the weights of logistic(-s) w, 0 (-0.0) for the users not taken
-            hw = (taken[:, :, None] * w).reshape(tc, -1)[:, :, None]
-            ends = N * m                                                             # trial t's points: [0, ends[t])
-            low = int(ends.min())
-            tails = [(t, int(e)) for t, e in enumerate(ends) if e > low]
-            pads = [(t, int(e)) for t, e in enumerate(ends) if e < bmax * m]
-            ZbT = Zb.transpose(0, 2, 1)
-            for c0 in range(0, C, CONFIG_GROUP):                                      # BLAS is fast on narrow products
-                th = np.negative(theta[:, :, c0:c0 + CONFIG_GROUP], order="C")       # -theta: the product is -s exactly
-                coef = np.matmul(Zb, th)                                             # (tc, bmax m, c): -<z, theta>
-                for v, h in [(coef[:, :low], hw[:, :low])] + [(coef[t, low:e], hw[t, low:e]) for t, e in tails]:
-                    expit(v, out=v)                                                  # logistic(-s) w, in place
-                    v *= h
-                for t, e in pads:                                                    # users not taken: their weight
-                    coef[t, e:] = -0.0                                               # -0.0 times a positive number
-                step[:, :, c0:c0 + CONFIG_GROUP] = np.matmul(ZbT, coef)              # sum of the users' element steps
+            step = kernels.logistic_steps(z, idx, N, -theta, w)                      # the first N[t] users' steps
             max_batch = max(max_batch, bmax)
+        else:
+            step = np.zeros((tc, d, C))
         if np.any(scale > 0):
             step = step + scale * rng.standard_normal((tc, d, C))
         theta = theta - alpha[i] * step / (q * n)

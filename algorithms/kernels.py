@@ -319,6 +319,57 @@ def clipped_grads(X: np.ndarray, y: np.ndarray, w: np.ndarray, code: int, p: flo
     return g.reshape(X.shape), total
 
 
+@njit(cache=True, error_model="numpy")
+def _logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.ndarray,
+                    w: np.ndarray) -> np.ndarray:
+    """out[t, :, c] = sum over the first N[t] users u of idx[t] and their points k of z[t, u, k] w[k]
+    expit(<z[t, u, k], neg_theta[t, :, c]>), users and points in order; each configuration c is its own chain of
+    operations (the loops over c are the vector ones), so nothing is reassociated."""
+    T, _, m, d = z.shape
+    C = neg_theta.shape[2]
+    out = np.zeros((T, d, C))
+    s = np.empty(C)
+    for t in range(T):
+        th = neg_theta[t]
+        acc = out[t]
+        for u in range(N[t]):
+            zu = z[t, idx[t, u]]
+            for k in range(m):
+                zp = zu[k]
+                for c in range(C):
+                    s[c] = zp[0] * th[0, c]
+                for j in range(1, d):
+                    zj = zp[j]
+                    for c in range(C):
+                        s[c] += zj * th[j, c]
+                wk = w[k]
+                for c in range(C):
+                    s[c] = 1.0 / (1.0 + math.exp(-s[c])) * wk
+                for j in range(d):
+                    zj = zp[j]
+                    for c in range(C):
+                        acc[j, c] += zj * s[c]
+    return out
+
+
+def logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.ndarray,
+                   w: np.ndarray) -> np.ndarray:
+    """Seed 002's (15), one round for C configurations at once (algorithms/element_sgd.py ``run_many``): z (T, n, m, d)
+    the trials' users' points, idx (T, b) each trial's sampled users (the first N[t] taken), neg_theta (T, d, C) minus
+    each configuration's iterate, w (m,) the points' weights; returns (T, d, C) sum_{u, k} z w_k expit(-<z, theta>).
+    scipy's expit is 1 / (1 + exp(-x)) with the C library's exp, as here (tests/test_kernels.py compares the two bit
+    for bit). One pass over the sampled points with every configuration's margin, weight and sum in registers,
+    instead of numpy's gather, two matrix products and two passes over a (T, b m, C) array of margins."""
+    if (z.ndim != 4 or z.shape[3] == 0 or neg_theta.ndim != 3 or neg_theta.shape[:2] != (z.shape[0], z.shape[3])
+            or w.shape != (z.shape[2],)):
+        raise ValueError(f"shapes z {z.shape}, neg_theta {neg_theta.shape}, w {w.shape} do not fit together")
+    if idx.shape[0] != z.shape[0] or N.shape != (z.shape[0],) or (N.size and (N.min() < 0 or N.max() > idx.shape[1])):
+        raise ValueError(f"N must count at most the {idx.shape[1]} sampled users of each of the {z.shape[0]} trials")
+    if idx.size and (idx.min() < 0 or idx.max() >= z.shape[1]):
+        raise ValueError(f"user indices must lie in [0, {z.shape[1]})")
+    return _logistic_steps(_c(z), np.ascontiguousarray(idx, dtype=np.int64), np.ascontiguousarray(N, dtype=np.int64),
+                           _c(neg_theta), _c(w))
+
 EINSUM_BUFFER = 8192            # numpy's iterator buffer, in elements: einsum's reductions sum in chunks of it
 
 
@@ -424,3 +475,5 @@ def warm() -> None:
     masked_sq_sum(np.ones((1, 2, 2)), np.ones((1, 2)))
     max_multiplicity(np.zeros((1, 2), dtype=np.int64))
     floyd_subsets(np.full((1, 2), 0.5), 3)
+    logistic_steps(np.ones((1, 1, 1, 1)), np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+                   np.zeros((1, 1, 1)), np.ones(1))

@@ -227,3 +227,57 @@ def test_record_norms_and_silo_dots_are_einsums_bit_for_bit(d):
     for got, want in [(sq_norms(X), np.einsum("...d,...d->...", X, X)),
                       (silo_dots(X, w), np.einsum("...nmd,nd->...nm", X, w))]:
         assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def _logistic_case(seed: int, T: int = 4, n: int = 9, m: int = 3, d: int = 4, C: int = 5):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((T, n, m, d))
+    b = n // 2
+    idx = np.argsort(rng.random((T, n)), axis=1)[:, :b]
+    N = rng.integers(0, b + 1, size=T)
+    N[0] = 0                                                                # a trial that takes nobody
+    return z, idx, N, rng.standard_normal((T, d, C)) * 2, -rng.random(m)
+
+
+def test_logistic_steps_is_the_weighted_sum_of_the_taken_users_points():
+    """Seed 002's (15) step for C configurations (element_sgd.run_many): sum over the first N[t] users of idx[t]
+    and their points of z w_k expit(<z, neg_theta_c>), against the same sum written with scipy and einsum."""
+    from scipy.special import expit
+
+    z, idx, N, th, w = _logistic_case(1)
+    got = kernels.logistic_steps(z, idx, N, th, w)
+    for t in range(z.shape[0]):
+        pts = z[t, idx[t, :N[t]]]                                           # (N[t], m, d)
+        e = expit(np.einsum("umd,dc->umc", pts, th[t])) * w[None, :, None]
+        np.testing.assert_allclose(got[t], np.einsum("umd,umc->dc", pts, e), rtol=1e-13, atol=1e-14)
+    assert not got[0].any()
+
+
+def test_logistic_steps_uses_scipys_expit_bit_for_bit():
+    """One point, one coordinate, z = 1, w = 1: each configuration's step is expit(neg_theta) itself, so the
+    kernel's 1 / (1 + exp(-x)) must be scipy's expit to the last bit (the numpy path used scipy's)."""
+    from scipy.special import expit
+
+    x = np.concatenate([np.random.default_rng(2).standard_normal(4000) * 12, [0.0, -0.0, 40.0, -40.0, 710.0, -750.0]])
+    got = kernels.logistic_steps(np.ones((1, 1, 1, 1)), np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
+                                 x.reshape(1, 1, -1), np.ones(1))
+    assert np.array_equal(got.reshape(-1), expit(x))
+
+
+def test_a_configurations_or_trials_steps_do_not_depend_on_what_shares_the_call():
+    z, idx, N, th, w = _logistic_case(3, C=7)
+    whole = kernels.logistic_steps(z, idx, N, th, w)
+    for c in range(th.shape[2]):
+        assert np.array_equal(kernels.logistic_steps(z, idx, N, th[:, :, c:c + 1], w)[:, :, 0], whole[:, :, c])
+    for t in range(z.shape[0]):
+        assert np.array_equal(kernels.logistic_steps(z[t:t + 1], idx[t:t + 1], N[t:t + 1], th[t:t + 1], w)[0],
+                              whole[t])
+    assert np.array_equal(kernels.logistic_steps(np.asfortranarray(z), idx, N, np.asfortranarray(th), w), whole)
+
+
+def test_logistic_steps_refuses_what_does_not_fit():
+    z, idx, N, th, w = _logistic_case(4)
+    for args in [(z, idx, N, th[:, :2], w), (z, idx, N, th, w[:2]), (z, idx, N + 9, th, w), (z, idx + 9, N, th, w),
+                 (z, idx, N[:2], th, w), (z[..., :0], idx, N, th[:, :0], w)]:
+        with pytest.raises(ValueError):
+            kernels.logistic_steps(*args)

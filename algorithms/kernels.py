@@ -16,6 +16,11 @@ CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summati
 Seed 000's summation protocols round and sum their users' inputs in one pass too (``round_counts``: whole-number
 sums, so the counts equal numpy's elementwise rounding bit for bit).
 
+Seed 002's Figure 3 rounds (``logistic_steps``: many configurations' steps over the same sampled users) and seed
+003's shuffled gradient steps (``shuffle_steps``: a run of steps on each trial's iterate) replace numpy code that
+made about ten calls per step or passed over the batch several times; they reassociate nothing, so they equal the
+numpy code they replace to the bit except in sums over coordinates, which they take in coordinate order.
+
 A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
 1 logistic, 2 the Moreau envelope of the hinge (parameter beta_s); a loss without a code goes through numpy.
 """
@@ -370,6 +375,79 @@ def logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.
     return _logistic_steps(_c(z), np.ascontiguousarray(idx, dtype=np.int64), np.ascontiguousarray(N, dtype=np.int64),
                            _c(neg_theta), _c(w))
 
+SHUFFLE_LOSSES = {"mean": 0, "linear": 1, "ridge": 2, "logistic": 3}      # algorithms/shuffleg.py's losses
+
+
+@njit(cache=True, error_model="numpy")
+def _shuffle_steps(x: np.ndarray, R: np.ndarray, Y: np.ndarray, loss: int, G2: float, clip: float, Z: np.ndarray,
+                   eta: np.ndarray) -> int:
+    """Steps x_t <- x_t - eta_t ([grad f(x_t; R[i, t'], Y[i, t'])]_clip + Z[i, t]) for i = 0..S-1 in order, for each
+    trial t (t' = t, or 0 when R holds one record per step); no noise when Z has no steps. Returns the number of
+    clipped gradients. Elementwise as shuffleg's numpy steps; the two sums over coordinates (the margin <x, a> and
+    the squared norm) run in coordinate order."""
+    S, Tr, d = R.shape
+    T = x.shape[0]
+    noisy = Z.shape[0] > 0
+    g = np.empty(d)
+    clipped = 0
+    for t in range(T):
+        tr = t if Tr > 1 else 0
+        xt = x[t]
+        et = eta[t]
+        for i in range(S):
+            a = R[i, tr]
+            if loss == 0:
+                for j in range(d):
+                    g[j] = xt[j] - a[j]
+            elif loss == 1:
+                for j in range(d):
+                    g[j] = -a[j]
+            else:
+                r = 0.0
+                for j in range(d):
+                    r += xt[j] * a[j]
+                c = 2.0 * (r - Y[i, tr]) if loss == 2 else 1.0 / (1.0 + math.exp(-r)) - Y[i, tr]
+                for j in range(d):
+                    g[j] = c * a[j]
+            if G2 < np.inf:
+                nrm2 = 0.0
+                for j in range(d):
+                    nrm2 += g[j] * g[j]
+                if nrm2 > G2:
+                    clipped += 1
+                    f = min(1.0, clip / math.sqrt(max(nrm2, 1e-300)))
+                    for j in range(d):
+                        g[j] *= f
+            if noisy:
+                for j in range(d):
+                    g[j] += Z[i, t, j]
+            for j in range(d):
+                xt[j] -= g[j] * et
+    return clipped
+
+
+def shuffle_steps(x: np.ndarray, R: np.ndarray, Y: np.ndarray, loss: str, clip: float, Z: np.ndarray | None,
+                  eta: np.ndarray) -> int:
+    """Seed 003's shuffled gradient steps (algorithms/shuffleg.py ``_run_chunk``) on x (T, d), in place: step i reads
+    R[i] (T, d) one record per trial, or (1, d) one record for all, targets Y[i] (T,) or (1,), the loss's gradient
+    is clipped to norm ``clip`` (inf: not clipped), the noise Z[i] (T, d) added (None: none), and the step taken
+    with each trial's eta (T,). Returns the number of clipped gradients. The numbers equal numpy's per-step code
+    (``gradients``, the clip, x -= eta g) to the bit wherever no sum over coordinates is taken (the mean and linear
+    losses with no gradient near the clipping norm), and to the sums' rounding otherwise (tests/test_shuffleg.py):
+    one call for a whole run of steps instead of about ten numpy calls a step."""
+    T, d = x.shape
+    if not x.flags.c_contiguous or x.dtype != np.float64:
+        raise ValueError("x must be a C-contiguous float64 array: it is updated in place")
+    if R.ndim != 3 or R.shape[1] not in (1, T) or R.shape[2] != d or Y.shape != R.shape[:2]:
+        raise ValueError(f"records {R.shape} and targets {Y.shape} do not fit {T} trials of dimension {d}")
+    if Z is not None and Z.shape != (R.shape[0], T, d):
+        raise ValueError(f"noise {Z.shape} does not fit {R.shape[0]} steps of {T} trials of dimension {d}")
+    if eta.shape != (T,):
+        raise ValueError(f"eta {eta.shape}: one step size per trial, ({T},)")
+    G2 = clip * clip if np.isfinite(clip) else np.inf
+    return int(_shuffle_steps(x, _c(R), _c(Y), SHUFFLE_LOSSES[loss], float(G2), float(clip),
+                              _c(Z) if Z is not None else np.empty((0, T, d)), _c(eta)))
+
 EINSUM_BUFFER = 8192            # numpy's iterator buffer, in elements: einsum's reductions sum in chunks of it
 
 
@@ -475,5 +553,6 @@ def warm() -> None:
     masked_sq_sum(np.ones((1, 2, 2)), np.ones((1, 2)))
     max_multiplicity(np.zeros((1, 2), dtype=np.int64))
     floyd_subsets(np.full((1, 2), 0.5), 3)
+    shuffle_steps(np.zeros((1, 1)), np.ones((1, 1, 1)), np.ones((1, 1)), "mean", 1.0, np.ones((1, 1, 1)), np.ones(1))
     logistic_steps(np.ones((1, 1, 1, 1)), np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
                    np.zeros((1, 1, 1)), np.ones(1))

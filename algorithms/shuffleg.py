@@ -33,6 +33,8 @@ from typing import Literal
 import numpy as np
 from scipy.special import expit
 
+from algorithms import kernels
+
 Order = Literal["ig", "so", "rr"]
 LOSSES = ("mean", "ridge", "logistic", "linear")
 REGULARISERS = ("none", "ridge", "l1", "ball")
@@ -255,9 +257,9 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
                clip: float, T: int, rng: np.random.Generator,
                trace: bool = False) -> tuple[np.ndarray, int, int, np.ndarray | None]:
     """One chunk of trials. Each epoch: the order (RR), then its noise in blocks of steps drawn in step order (the
-    same stream as one draw per step), the private records gathered once in the epoch's order, then the steps.
-    (The steps reuse preallocated buffers and the mean loss's gradient is computed in place: the same operations
-    in the same order as ``gradients``, so the same numbers, at less per-step overhead.)"""
+    same stream as one draw per step), the private records gathered once in the epoch's order, then the steps, in
+    runs of steps that share a noise block and a kind of record (private or public), each run in one call of
+    ``kernels.shuffle_steps`` (``gradients``' losses, ``clip_rows``' clipping, x -= eta g, compiled)."""
     n, d = prob.n, prob.d
     x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
     perm = np.tile(np.arange(n), (T, 1))
@@ -266,15 +268,10 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
     clipped = evals = 0
     kept = np.empty((sched.K, T, d)) if trace else None
     block = max(1, CHUNK_FLOATS // (T * d))
-    G2 = clip * clip if np.isfinite(clip) else np.inf
-    mean = prob.loss == "mean"
-    g = np.empty((T, d))
-    nrm2 = np.empty(T)
-    over_mask = np.empty(T, dtype=bool)
     noise = np.empty((min(block, n), T, d)) if any(s > 0 for s in sched.sigma) else None   # the noise blocks' buffer
-    # one step per trial: spread over the coordinates once, so each step's product runs on contiguous arrays (the
-    # same factor per element as the (T, 1) column's broadcast)
-    eta_step = np.ascontiguousarray(np.broadcast_to(eta, (T, d))) if np.ndim(eta) else eta
+    eta_t = np.ascontiguousarray(np.broadcast_to(np.asarray(eta, dtype=np.float64).reshape(-1), (T,)))
+    P = prob.P[:, None, :]                                                        # one public record for all trials
+    yp = prob.yp[:, None]
     for k in range(sched.K):
         if order == "rr":
             perm = rng.permuted(np.tile(np.arange(n), (T, 1)), axis=1)
@@ -283,8 +280,9 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
         idx = perm[:, :nd].T                                                      # (nd, T): a gather, no arithmetic
         A_ep = np.take(prob.A, idx, axis=0) if nd else None                       # (nd, T, d)
         y_ep = np.take(prob.y, idx) if nd else None                               # (nd, T)
+        cuts = sorted({0, n, nd, noisy, *range(0, noisy, block)})                # nd, noisy <= n
         Z = None
-        for i in range(n):
+        for i, j in zip(cuts[:-1], cuts[1:]):
             if i < noisy and i % block == 0:
                 assert noise is not None
                 Z = noise[:min(block, noisy - i)]
@@ -292,24 +290,12 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
                 Z *= sig
             if i < nd:
                 assert A_ep is not None and y_ep is not None
-                a, yi = A_ep[i], y_ep[i]
+                R, Y = A_ep[i:j], y_ep[i:j]
             else:
-                a, yi = prob.P[i - nd], prob.yp[i - nd]
-            if mean:
-                np.subtract(x, a, out=g)
-            else:
-                g = gradients(prob.loss, x, a, yi)
-            if G2 < np.inf:
-                np.einsum("ij,ij->i", g, g, out=nrm2)
-                np.greater(nrm2, G2, out=over_mask)
-                if over_mask.any():
-                    clipped += int(np.count_nonzero(over_mask))
-                    g *= np.minimum(1.0, clip / np.sqrt(np.maximum(nrm2, 1e-300)))[:, None]
-            if i < noisy:
-                assert Z is not None
-                g += Z[i % block]
-            g *= eta_step
-            x -= g
+                R, Y = P[i - nd:j - nd], yp[i - nd:j - nd]
+            assert Z is not None or i >= noisy
+            zs = Z[i % block:i % block + j - i] if i < noisy and Z is not None else None
+            clipped += kernels.shuffle_steps(x, R, Y, prob.loss, clip, zs, eta_t)
         evals += n * T
         x = prox(prob.regulariser, x, n * eta, prob.lam, prob.radius)
         if kept is not None:

@@ -348,3 +348,87 @@ def test_too_much_dpsgd_noise_is_caught_by_dpsgd_below_dp_shuffleg(monkeypatch):
     real = acc.dpsgd_noise_multiplier
     monkeypatch.setattr(acc, "dpsgd_noise_multiplier", lambda q, steps, eps, delta: 300 * real(q, steps, eps, delta))
     assert grid_verdict("dpsgd_below_dp_shuffleg", [grid(**kw)]) == "fail"
+
+
+# --- the compiled steps against numpy's ---------------------------------------------------------------------------
+
+def _numpy_chunk(prob, sched, *, eta, order, x1, clip, T, rng, trace=False):
+    """The steps as numpy writes them (the code _run_chunk ran before kernels.shuffle_steps): per step the gradient
+    (sg.gradients), the clip, the noise of the same blocks, x -= eta g; the proximal step per epoch."""
+    n, d = prob.n, prob.d
+    x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
+    perm = np.tile(np.arange(n), (T, 1))
+    if order == "so":
+        perm = rng.permuted(perm, axis=1)
+    clipped = 0
+    kept = np.empty((sched.K, T, d)) if trace else None
+    block = max(1, sg.CHUNK_FLOATS // (T * d))
+    for k in range(sched.K):
+        if order == "rr":
+            perm = rng.permuted(np.tile(np.arange(n), (T, 1)), axis=1)
+        nd, sig = sched.private_steps[k], sched.sigma[k]
+        noisy = (nd + (n - nd if sched.noisy_public else 0)) if sig > 0 else 0
+        A_ep, y_ep = prob.A[perm[:, :nd].T], prob.y[perm[:, :nd].T]
+        for i in range(n):
+            if i < noisy and i % block == 0:
+                Z = rng.standard_normal((min(block, noisy - i), T, d)) * sig
+            a, yi = (A_ep[i], y_ep[i]) if i < nd else (prob.P[i - nd], prob.yp[i - nd])
+            g, c = sg.clip_rows(sg.gradients(prob.loss, x, a, yi), clip)
+            clipped += c
+            if i < noisy:
+                g = g + Z[i % block]
+            x = x - eta * g
+        x = sg.prox(prob.regulariser, x, n * eta, prob.lam, prob.radius)
+        if kept is not None:
+            kept[k] = x
+    return x, clipped, n * T * sched.K, kept
+
+
+@pytest.mark.parametrize("loss,reg,clip", [("mean", "ball", np.inf), ("mean", "ridge", 10.0), ("mean", "none", 1.7),
+                                           ("linear", "none", np.inf), ("ridge", "ridge", np.inf),
+                                           ("ridge", "none", 0.5), ("logistic", "l1", np.inf),
+                                           ("logistic", "none", 0.6)])
+@pytest.mark.parametrize("instance", ["dp_shuffleg", "interleaved", "pub_priv"])
+def test_the_compiled_steps_are_numpys(monkeypatch, loss, reg, clip, instance):
+    """sg.run through kernels.shuffle_steps against the same run through numpy's steps: the same noise, orders and
+    clipped count; the same iterates to the bit where no sum over coordinates decides anything (the mean and linear
+    losses when no gradient is clipped), to 1e-12 otherwise. Per-trial step sizes, traces, and chunks of
+    trials whose noise comes in several blocks (CHUNK_FLOATS made small) are included."""
+    rng = np.random.default_rng(5)
+    n, m, d = 23, 30, 3
+    A = rng.normal(size=(n, d))
+    y = (rng.random(n) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=n)
+    P = rng.normal(size=(m, d)) + 0.3
+    yp = (rng.random(m) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=m)
+    prob = sg.Problem(loss, A, y, P, yp, reg, lam=0.1, radius=1.5)
+    sched = sg.schedule(instance, n=n, K=4, sigma=0.7, S=2, n_d=9)
+    monkeypatch.setattr(sg, "CHUNK_FLOATS", 7 * 3 * 10)               # 10 steps per noise block at 7 trials
+    for eta, order in ((0.05, "rr"), (np.linspace(0.01, 0.08, 7), "so")):
+        kw = dict(eta=eta, order=order, x1=np.full(d, 0.4), clip=clip, trials=7, trace=True)
+        got = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
+        monkeypatch.setattr(sg, "_run_chunk", _numpy_chunk)
+        want = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
+        monkeypatch.undo()
+        monkeypatch.setattr(sg, "CHUNK_FLOATS", 7 * 3 * 10)
+        assert got.clipped_fraction == want.clipped_fraction
+        if clip < 2:
+            assert 0 < got.clipped_fraction < 1                              # the clip is exercised both ways
+        assert got.trace is not None and want.trace is not None
+        if loss in ("mean", "linear") and got.clipped_fraction == 0:       # the specs' case (G = 10, never reached)
+            assert np.array_equal(got.last, want.last) and np.array_equal(got.trace, want.trace)
+        else:
+            np.testing.assert_allclose(got.trace, want.trace, rtol=1e-12, atol=1e-13)
+
+
+def test_the_compiled_steps_refuse_what_does_not_fit():
+    from algorithms import kernels
+
+    x, R, Y, eta = np.zeros((2, 3)), np.ones((4, 2, 3)), np.zeros((4, 2)), np.ones(2)
+    assert kernels.shuffle_steps(x, R, Y, "mean", np.inf, None, eta) == 0
+    for args in [(x.T, R, Y), (x, R[:, :, :2], Y), (x, R, Y[:, :1]), (x, np.ones((4, 3, 3)), np.zeros((4, 3)))]:
+        with pytest.raises(ValueError):
+            kernels.shuffle_steps(*args, "mean", np.inf, None, eta)
+    with pytest.raises(ValueError):
+        kernels.shuffle_steps(x, R, Y, "mean", np.inf, np.ones((3, 2, 3)), eta)
+    with pytest.raises(ValueError):
+        kernels.shuffle_steps(x, R, Y, "mean", np.inf, None, np.ones(3))

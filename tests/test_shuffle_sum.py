@@ -111,6 +111,17 @@ def test_exact_epsilon_against_brute_force(pair):
     assert eps <= pld_eps <= eps * 1.02
 
 
+def test_hockey_stick_with_its_exponentials_given_is_the_same_sum():
+    """exact_epsilon's bisection hands hockey_stick np.exp(logP) computed once: the same float as computing it."""
+    t = bp._pair_logpmfs(5000, 0.3, bp.Pair(0.4, 6.0))
+    for logP, logQ in ((t.logP, t.logQ), (t.logQ, t.logP)):
+        for eps in (0.0, 0.05, 0.7, 30.0):
+            assert bp.hockey_stick(logP, logQ, eps, np.exp(logP)) == bp.hockey_stick(logP, logQ, eps)
+            with np.errstate(invalid="ignore"):
+                want = float(np.sum(np.maximum(np.exp(logP) - np.exp(logQ + eps), 0.0)))
+            assert bp.hockey_stick(logP, logQ, eps) == want
+
+
 def _spec(name: str, **change) -> dict:
     raw = yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
     raw = copy.deepcopy(raw) | change

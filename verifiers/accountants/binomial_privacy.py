@@ -96,11 +96,13 @@ def _pair_logpmfs(m: int, p: float, pair: Pair, width_sd: float = WINDOW_SD) -> 
     return _Table(k, _mixture_logpmf(base, start, k, pair.c), _mixture_logpmf(base, start, k, pair.c_prime), outside)
 
 
-def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float) -> float:
-    """sum_k max(0, P(k) - e^eps Q(k)), from log-pmfs on a common support."""
+def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float, P: np.ndarray | None = None) -> float:
+    """sum_k max(0, P(k) - e^eps Q(k)), from log-pmfs on a common support; ``P``: np.exp(logP) when the caller holds
+    it (a bisection over eps computes it once)."""
     with np.errstate(invalid="ignore"):
-        d = np.exp(logP) - np.exp(logQ + eps)
-    return float(np.sum(np.maximum(d, 0.0)))
+        d = np.exp(logQ + eps)
+        np.subtract(np.exp(logP) if P is None else P, d, out=d)
+    return float(np.sum(np.maximum(d, 0.0, out=d)))
 
 
 def exact_epsilon(m: int, p: float, pair: Pair, delta: float, *, tol: float = 1e-7) -> float:
@@ -109,8 +111,10 @@ def exact_epsilon(m: int, p: float, pair: Pair, delta: float, *, tol: float = 1e
 
 
 def _exact(t: _Table, delta: float, tol: float = 1e-7) -> float:
+    P, Q = np.exp(t.logP), np.exp(t.logQ)
+
     def worst(eps: float) -> float:
-        return max(hockey_stick(t.logP, t.logQ, eps), hockey_stick(t.logQ, t.logP, eps)) + t.outside
+        return max(hockey_stick(t.logP, t.logQ, eps, P), hockey_stick(t.logQ, t.logP, eps, Q)) + t.outside
 
     if worst(0.0) <= delta:
         return 0.0

@@ -18,8 +18,11 @@ sums, so the counts equal numpy's elementwise rounding bit for bit).
 
 Seed 002's Figure 3 rounds (``logistic_steps``: many configurations' steps over the same sampled users) and seed
 003's shuffled gradient steps (``shuffle_steps``: a run of steps on each trial's iterate) replace numpy code that
-made about ten calls per step or passed over the batch several times; they reassociate nothing, so they equal the
-numpy code they replace to the bit except in sums over coordinates, which they take in coordinate order.
+made about ten calls per step or passed over the batch several times. They reassociate nothing, and their
+elementwise operations are numpy's; only their sums are taken in another order than numpy's or BLAS's (in order:
+coordinates, and the sampled points of a round), so their numbers equal the code they replace up to that rounding.
+Their exp is the C library's, as numpy's and scipy's here: numba would vectorise it with Intel's SVML if the
+``icc_rt`` package were installed (the project does not install it; tests/test_kernels.py's expit pin would fail).
 
 A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
 1 logistic, 2 the Moreau envelope of the hinge (parameter beta_s); a loss without a code goes through numpy.
@@ -368,6 +371,9 @@ def logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.
     if (z.ndim != 4 or z.shape[3] == 0 or neg_theta.ndim != 3 or neg_theta.shape[:2] != (z.shape[0], z.shape[3])
             or w.shape != (z.shape[2],)):
         raise ValueError(f"shapes z {z.shape}, neg_theta {neg_theta.shape}, w {w.shape} do not fit together")
+    if not (np.issubdtype(idx.dtype, np.integer) and np.issubdtype(N.dtype, np.integer) and idx.ndim == 2):
+        raise ValueError(f"idx (trials, b) and N (trials,) must be integer arrays, not {idx.dtype} {idx.shape} and "
+                         f"{N.dtype}")
     if idx.shape[0] != z.shape[0] or N.shape != (z.shape[0],) or (N.size and (N.min() < 0 or N.max() > idx.shape[1])):
         raise ValueError(f"N must count at most the {idx.shape[1]} sampled users of each of the {z.shape[0]} trials")
     if idx.size and (idx.min() < 0 or idx.max() >= z.shape[1]):
@@ -444,6 +450,8 @@ def shuffle_steps(x: np.ndarray, R: np.ndarray, Y: np.ndarray, loss: str, clip: 
         raise ValueError(f"noise {Z.shape} does not fit {R.shape[0]} steps of {T} trials of dimension {d}")
     if eta.shape != (T,):
         raise ValueError(f"eta {eta.shape}: one step size per trial, ({T},)")
+    if loss not in SHUFFLE_LOSSES:
+        raise ValueError(f"unknown loss {loss!r}: one of {', '.join(SHUFFLE_LOSSES)}")
     G2 = clip * clip if np.isfinite(clip) else np.inf
     return int(_shuffle_steps(x, _c(R), _c(Y), SHUFFLE_LOSSES[loss], float(G2), float(clip),
                               _c(Z) if Z is not None else np.empty((0, T, d)), _c(eta)))

@@ -265,6 +265,10 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
     perm = np.tile(np.arange(n), (T, 1))
     if order == "so":
         perm = rng.permuted(perm, axis=1)
+    public = n - min(sched.private_steps, default=n)                              # the most public steps of an epoch
+    if prob.P.shape[0] < public or prob.yp.shape[0] < public:
+        raise ValueError(f"an epoch takes {public} public steps, one per public record, but the problem has "
+                         f"{prob.P.shape[0]} public records")
     clipped = evals = 0
     kept = np.empty((sched.K, T, d)) if trace else None
     block = max(1, CHUNK_FLOATS // (T * d))
@@ -293,7 +297,7 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
                 R, Y = A_ep[i:j], y_ep[i:j]
             else:
                 R, Y = P[i - nd:j - nd], yp[i - nd:j - nd]
-            assert Z is not None or i >= noisy
+            assert (Z is not None or i >= noisy) and R.shape[0] == j - i
             zs = Z[i % block:i % block + j - i] if i < noisy and Z is not None else None
             clipped += kernels.shuffle_steps(x, R, Y, prob.loss, clip, zs, eta_t)
         evals += n * T

@@ -278,6 +278,7 @@ def test_a_configurations_or_trials_steps_do_not_depend_on_what_shares_the_call(
 def test_logistic_steps_refuses_what_does_not_fit():
     z, idx, N, th, w = _logistic_case(4)
     for args in [(z, idx, N, th[:, :2], w), (z, idx, N, th, w[:2]), (z, idx, N + 9, th, w), (z, idx + 9, N, th, w),
-                 (z, idx, N[:2], th, w), (z[..., :0], idx, N, th[:, :0], w)]:
+                 (z, idx, N[:2], th, w), (z[..., :0], idx, N, th[:, :0], w), (z, idx.astype(float), N, th, w),
+                 (z, idx, N.astype(float), th, w), (z, idx[:, :, None], N, th, w)]:
         with pytest.raises(ValueError):
             kernels.logistic_steps(*args)

@@ -120,6 +120,8 @@ def test_hockey_stick_with_its_exponentials_given_is_the_same_sum():
             with np.errstate(invalid="ignore"):
                 want = float(np.sum(np.maximum(np.exp(logP) - np.exp(logQ + eps), 0.0)))
             assert bp.hockey_stick(logP, logQ, eps) == want
+    with pytest.raises(ValueError):
+        bp.hockey_stick(t.logP, t.logQ, 0.1, np.exp(t.logP[1:]))
 
 
 def _spec(name: str, **change) -> dict:

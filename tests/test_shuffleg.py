@@ -353,8 +353,10 @@ def test_too_much_dpsgd_noise_is_caught_by_dpsgd_below_dp_shuffleg(monkeypatch):
 # --- the compiled steps against numpy's ---------------------------------------------------------------------------
 
 def _numpy_chunk(prob, sched, *, eta, order, x1, clip, T, rng, trace=False):
-    """The steps as numpy writes them (the code _run_chunk ran before kernels.shuffle_steps): per step the gradient
-    (sg.gradients), the clip, the noise of the same blocks, x -= eta g; the proximal step per epoch."""
+    """The steps as numpy writes them, one call per operation as _run_chunk did before kernels.shuffle_steps: per
+    step the gradient (sg.gradients), the clip (sg.clip_rows, which compares the norm with G where the old steps and
+    the kernel compare the squared norm with G^2: the same decisions away from the boundary), the noise of the same
+    blocks, x -= eta g; the proximal step per epoch."""
     n, d = prob.n, prob.d
     x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
     perm = np.tile(np.arange(n), (T, 1))
@@ -432,3 +434,16 @@ def test_the_compiled_steps_refuse_what_does_not_fit():
         kernels.shuffle_steps(x, R, Y, "mean", np.inf, np.ones((3, 2, 3)), eta)
     with pytest.raises(ValueError):
         kernels.shuffle_steps(x, R, Y, "mean", np.inf, None, np.ones(3))
+    with pytest.raises(ValueError, match="unknown loss"):
+        kernels.shuffle_steps(x, R, Y, "hinge", np.inf, None, eta)
+
+
+@pytest.mark.parametrize("instance", ["public_only", "interleaved"])
+def test_too_few_public_records_are_refused(instance):
+    """An epoch's public steps read one public record each: fewer records than steps is an error, never a shorter
+    epoch."""
+    n, d = 5, 2
+    prob = sg.Problem("mean", np.zeros((n, d)), np.zeros(n), np.zeros((2, d)), np.zeros(2))
+    sched = sg.schedule(instance, n=n, K=2, sigma=1.0, n_d=1)
+    with pytest.raises(ValueError, match="public records"):
+        sg.run(prob, sched, eta=0.1, order="rr", x1=np.zeros(d), clip=np.inf, trials=3, seq=np.random.SeedSequence(0))

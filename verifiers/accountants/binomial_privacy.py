@@ -99,6 +99,8 @@ def _pair_logpmfs(m: int, p: float, pair: Pair, width_sd: float = WINDOW_SD) -> 
 def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float, P: np.ndarray | None = None) -> float:
     """sum_k max(0, P(k) - e^eps Q(k)), from log-pmfs on a common support; ``P``: np.exp(logP) when the caller holds
     it (a bisection over eps computes it once)."""
+    if P is not None and P.shape != logP.shape:
+        raise ValueError(f"P {P.shape} is not np.exp(logP) {logP.shape}")
     with np.errstate(invalid="ignore"):
         d = np.exp(logQ + eps)
         np.subtract(np.exp(logP) if P is None else P, d, out=d)

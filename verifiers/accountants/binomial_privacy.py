@@ -27,6 +27,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.stats import binom
 
+from verifiers.accountants import pld_pmfs
 from verifiers.accountants.pld_compose import self_compose
 from verifiers.accountants.pld_epsilon import epsilon_for_delta
 
@@ -134,7 +135,8 @@ def _exact(t: _Table, delta: float, tol: float = 1e-7) -> float:
 def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: float | None = None) -> float:
     """eps at delta of the composition of the pairs' mechanisms (independent randomness), from dp-accounting's
     privacy loss distributions built from the exact pmfs (pessimistic discretisation; with symmetric=False one
-    distribution holds both directions). Not RDP: a shifted binomial has an outcome its neighbour cannot produce,
+    distribution holds both directions; its ``from_two_probability_mass_functions`` through pld_pmfs.py, the same
+    distributions bit for bit). Not RDP: a shifted binomial has an outcome its neighbour cannot produce,
     so its Renyi divergences are infinite. ``interval``: the discretisation of the privacy loss; by default a
     hundredth of the largest single pair's exact epsilon divided by the number of pairs, so the pessimistic
     rounding (at most one interval per composed pair) stays below 1% of the result."""
@@ -146,11 +148,7 @@ def pld_epsilon(m: int, p: float, pairs: list[Pair], delta: float, *, interval: 
 
     def part(pr: Pair, count: int):
         t = tables[pr]
-        ks = t.k.astype(np.int64).tolist()
-        one = pld.from_two_probability_mass_functions(dict(zip(ks, t.logP.tolist())), dict(zip(ks, t.logQ.tolist())),
-                                                      pessimistic_estimate=True, value_discretization_interval=interval,
-                                                      symmetric=False)
-        return one, count, t.outside
+        return pld_pmfs.from_two_pmfs(t.logP, t.logQ, interval), count, t.outside     # the library's, bit for bit
 
     return composed_epsilon((part(pr, count) for pr, count in counts.items()), delta)
 

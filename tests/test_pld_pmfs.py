@@ -61,20 +61,26 @@ def test_inputs_it_cannot_promise_go_to_the_library():
     assert pp.same(pp.from_two_pmfs(good, np.log(np.array([0.25, 0.75])), 1e-3), lib)
 
 
-def test_a_changed_summation_order_is_caught_by_the_pins_and_the_self_check(monkeypatch):
-    """Planted: each bin summed pairwise (np.add.reduce) instead of in input order. The self-check's 64 outcomes of
-    one loss and the tie-heavy pins see it, and the process then uses the library."""
+@pytest.mark.parametrize("level", [0, 1])
+@pytest.mark.parametrize("how", ["reversed", "pairwise"])
+def test_a_changed_summation_order_is_caught_by_the_self_check(monkeypatch, level, how):
+    """Planted: one level's sums (0: over equal losses, 1: over equal rounded losses; each _rounded call makes one
+    bincount of each, in that order) taken in reverse or pairwise (np.add.reduce) instead of in input order. The
+    self-check sees each, and the process then uses the library."""
     real = np.bincount
+    calls = [0]
 
-    def pairwise(x, weights=None, minlength=0):
-        if weights is None:
-            return real(x, minlength=minlength)
+    def planted(x, weights=None, minlength=0):
+        calls[0] += 1
+        if weights is None or (calls[0] - 1) % 2 != level:
+            return real(x, weights=weights, minlength=minlength)
         out = np.zeros(max(minlength, int(x.max()) + 1))
         for b in np.unique(x):
-            out[b] = np.add.reduce(weights[x == b][::-1])
+            w = weights[x == b]
+            out[b] = np.add.reduce(w) if how == "pairwise" else sum_in_order(w[::-1])
         return out
 
-    monkeypatch.setattr(pp.np, "bincount", pairwise)
+    monkeypatch.setattr(pp.np, "bincount", planted)
     pp.agrees_with_library.cache_clear()
     try:
         assert not pp.agrees_with_library()
@@ -83,6 +89,21 @@ def test_a_changed_summation_order_is_caught_by_the_pins_and_the_self_check(monk
     finally:
         monkeypatch.undo()
         pp.agrees_with_library.cache_clear()
+
+
+def sum_in_order(w: np.ndarray) -> float:
+    total = 0.0
+    for v in w.tolist():
+        total += v
+    return total
+
+
+def test_a_float32_interval_goes_to_the_library():
+    """The library divides a loss by a float32 interval in float32 (numpy 2's promotion), so its keys can differ."""
+    lower, upper = np.array([0.0, 0.0]), np.log(np.array([1.00000003, 0.5]))
+    assert pp.fast(lower, upper, np.float32(0.1)) is None
+    assert pp.same(pp.from_two_pmfs(lower, upper, np.float32(0.1)), pp.library(lower, upper, np.float32(0.1)))
+    assert pp.fast(lower, upper, np.float64(0.1)) is not None
 
 
 def test_pld_epsilon_is_the_librarys_construction():

@@ -10,15 +10,17 @@ same dictionaries are built with numpy, for the pessimistic estimate with no tru
   outcomes' order from the integer 0, as the library does (its float type only once a term was added);
 - the privacy loss of each other outcome, upper minus lower log mass, and its mass ``math.exp`` of the upper log
   mass, element by element (numpy's exp may round otherwise on another CPU);
-- the masses of equal losses summed in order of appearance (``np.bincount``, which adds its weights in input
-  order, from 0), the losses kept in order of first appearance, as the library's dictionary keeps them;
+- the masses of equal losses summed in order of appearance (``np.bincount``, whose loop adds its weights in input
+  order, from 0: what numpy's implementation does, not a documented promise, hence the self-check), the losses
+  kept in order of first appearance, as the library's dictionary keeps them;
 - each loss rounded up to the grid (ceil(loss / interval)), and the masses of equal rounded losses summed in that
   order, the rounded losses kept in order of first appearance, in a ``defaultdict(lambda: 0)`` as the library's.
 The library's own ``create_from_rounded_probability`` then builds the distribution from these dictionaries. So the
 result is the library's bit for bit: the same keys in the same order, the same floats
-(tests/test_pld_pmfs.py compares them). Where the inputs hold a NaN or a +inf, or a rounded loss would not fit an
-int64, the library's function runs instead, and if a self-check at first use (``agrees_with_library``) finds the
-two different, the whole process uses the library."""
+(tests/test_pld_pmfs.py compares them). Where the inputs hold a NaN or a +inf or are not float64, the interval is
+not a Python or numpy float64 (the library divides by a float32 in float32), or a rounded loss reaches 2^62, the
+library's function runs instead; and if a self-check at first use (``agrees_with_library``) finds the two
+different, the whole process uses the library."""
 from __future__ import annotations
 
 import collections
@@ -69,7 +71,7 @@ def fast(log_lower: np.ndarray, log_upper: np.ndarray, interval: float) -> pld.P
     b = np.asarray(log_upper)
     if (a.dtype != np.float64 or b.dtype != np.float64 or a.ndim != 1 or a.shape != b.shape
             or np.isnan(a).any() or np.isnan(b).any() or (a == np.inf).any() or (b == np.inf).any()
-            or not interval > 0):
+            or type(interval) not in (float, int, np.float64) or not interval > 0):     # a float32 divides in float32
         return None
     remove = _rounded(a, b, interval)
     add = _rounded(b, a, interval)
@@ -89,9 +91,13 @@ def library(log_lower: np.ndarray, log_upper: np.ndarray, interval: float) -> pl
 
 def _self_check_pair() -> tuple[np.ndarray, np.ndarray, float]:
     """A binomial and its shift by 3.5 counts (a rounding mixture), each side with outcomes the other lacks (losses
-    from about -15 to 17, many per rounded value on this coarse grid), then 64 outcomes of one loss, 31.75 exactly,
-    alone at their rounded value: one mass e^-1, then 63 of e^-40, each below half an ulp of e^-1. Summed in order
-    each of those is lost; summed in any other order they add up to more than half an ulp, so the order shows."""
+    from about -15 to 17; one or two per rounded value on this grid), then two blocks of 64 outcomes that make the
+    order of each level's sums show. Each has one mass of e^-1, first, and 63 of e^-40, each below half an ulp of
+    e^-1 but together about five half-ulps: added after e^-1 one by one they are lost, summed among themselves first
+    (reversed, pairwise) they are not.
+    - Block A: one loss, 31.75 exactly (the sum over equal losses);
+    - Block B: 64 distinct losses, 40 + i/4096, all rounded to one grid value (the sum over equal rounded
+      losses)."""
     from scipy.stats import binom
 
     k = np.arange(-4, SELF_CHECK_SIZE + 4)
@@ -99,8 +105,9 @@ def _self_check_pair() -> tuple[np.ndarray, np.ndarray, float]:
     with np.errstate(divide="ignore"):
         lower = binom.logpmf(k, n, p)
         upper = np.logaddexp(math.log(0.5) + binom.logpmf(k - 3, n, p), math.log(0.5) + binom.logpmf(k - 4, n, p))
-    tie = np.array([-1.0] + [-40.0] * 63)
-    return np.concatenate([lower, tie - 31.75]), np.concatenate([upper, tie]), 0.05
+    up = np.array([-1.0] + [-40.0] * 63)
+    b_loss = 40.0 + np.arange(1, 65) / 4096
+    return (np.concatenate([lower, up - 31.75, up - b_loss]), np.concatenate([upper, up, up]), 0.05)
 
 
 def same(a: pld.PrivacyLossDistribution, b: pld.PrivacyLossDistribution) -> bool:

@@ -381,6 +381,7 @@ def logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.
     return _logistic_steps(_c(z), np.ascontiguousarray(idx, dtype=np.int64), np.ascontiguousarray(N, dtype=np.int64),
                            _c(neg_theta), _c(w))
 
+
 SHUFFLE_LOSSES = {"mean": 0, "linear": 1, "ridge": 2, "logistic": 3}      # algorithms/shuffleg.py's losses
 
 
@@ -455,6 +456,7 @@ def shuffle_steps(x: np.ndarray, R: np.ndarray, Y: np.ndarray, loss: str, clip: 
     G2 = clip * clip if np.isfinite(clip) else np.inf
     return int(_shuffle_steps(x, _c(R), _c(Y), SHUFFLE_LOSSES[loss], float(G2), float(clip),
                               _c(Z) if Z is not None else np.empty((0, T, d)), _c(eta)))
+
 
 EINSUM_BUFFER = 8192            # numpy's iterator buffer, in elements: einsum's reductions sum in chunks of it
 

@@ -259,7 +259,7 @@ def _run_chunk(prob: Problem, sched: Schedule, *, eta: float | np.ndarray, order
     """One chunk of trials. Each epoch: the order (RR), then its noise in blocks of steps drawn in step order (the
     same stream as one draw per step), the private records gathered once in the epoch's order, then the steps, in
     runs of steps that share a noise block and a kind of record (private or public), each run in one call of
-    ``kernels.shuffle_steps`` (``gradients``' losses, ``clip_rows``' clipping, x -= eta g, compiled)."""
+    ``kernels.shuffle_steps`` (``gradients``' losses, the clip to G, x -= eta g, compiled)."""
     n, d = prob.n, prob.d
     x = np.repeat(np.asarray(x1, dtype=np.float64)[None, :], T, axis=0)
     perm = np.tile(np.arange(n), (T, 1))

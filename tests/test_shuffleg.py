@@ -386,6 +386,31 @@ def _numpy_chunk(prob, sched, *, eta, order, x1, clip, T, rng, trace=False):
     return x, clipped, n * T * sched.K, kept
 
 
+def _compiled_and_numpy(monkeypatch, loss, reg, clip, instance):
+    """[(run through kernels.shuffle_steps, the same run through _numpy_chunk)] for a scalar and a per-trial eta, on
+    a problem with private and public records, with CHUNK_FLOATS made small (10 steps per noise block at 7 trials)."""
+    rng = np.random.default_rng(5)
+    n, m, d = 23, 30, 3
+    A = rng.normal(size=(n, d))
+    y = (rng.random(n) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=n)
+    P = rng.normal(size=(m, d)) + 0.3
+    yp = (rng.random(m) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=m)
+    prob = sg.Problem(loss, A, y, P, yp, reg, lam=0.1, radius=1.5)
+    sched = sg.schedule(instance, n=n, K=4, sigma=0.7, S=2, n_d=9)
+    monkeypatch.setattr(sg, "CHUNK_FLOATS", 7 * 3 * 10)
+    out = []
+    for eta, order in ((0.05, "rr"), (np.linspace(0.01, 0.08, 7), "so")):
+        kw = dict(eta=eta, order=order, x1=np.full(d, 0.4), clip=clip, trials=7, trace=True)
+        got = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
+        real, sg._run_chunk = sg._run_chunk, _numpy_chunk
+        try:
+            want = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
+        finally:
+            sg._run_chunk = real
+        out.append((got, want))
+    return out
+
+
 @pytest.mark.parametrize("loss,reg,clip", [("mean", "ball", np.inf), ("mean", "ridge", 10.0), ("mean", "none", 1.7),
                                            ("linear", "none", np.inf), ("ridge", "ridge", np.inf),
                                            ("ridge", "none", 0.5), ("logistic", "l1", np.inf),
@@ -395,23 +420,8 @@ def test_the_compiled_steps_are_numpys(monkeypatch, loss, reg, clip, instance):
     """sg.run through kernels.shuffle_steps against the same run through numpy's steps: the same noise, orders and
     clipped count; the same iterates to the bit where no sum over coordinates decides anything (the mean and linear
     losses when no gradient is clipped), to 1e-12 otherwise. Per-trial step sizes, traces, and chunks of
-    trials whose noise comes in several blocks (CHUNK_FLOATS made small) are included."""
-    rng = np.random.default_rng(5)
-    n, m, d = 23, 30, 3
-    A = rng.normal(size=(n, d))
-    y = (rng.random(n) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=n)
-    P = rng.normal(size=(m, d)) + 0.3
-    yp = (rng.random(m) < 0.5).astype(float) if loss == "logistic" else rng.normal(size=m)
-    prob = sg.Problem(loss, A, y, P, yp, reg, lam=0.1, radius=1.5)
-    sched = sg.schedule(instance, n=n, K=4, sigma=0.7, S=2, n_d=9)
-    monkeypatch.setattr(sg, "CHUNK_FLOATS", 7 * 3 * 10)               # 10 steps per noise block at 7 trials
-    for eta, order in ((0.05, "rr"), (np.linspace(0.01, 0.08, 7), "so")):
-        kw = dict(eta=eta, order=order, x1=np.full(d, 0.4), clip=clip, trials=7, trace=True)
-        got = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
-        monkeypatch.setattr(sg, "_run_chunk", _numpy_chunk)
-        want = sg.run(prob, sched, seq=np.random.SeedSequence(3), **kw)
-        monkeypatch.undo()
-        monkeypatch.setattr(sg, "CHUNK_FLOATS", 7 * 3 * 10)
+    trials whose noise comes in several blocks are included."""
+    for got, want in _compiled_and_numpy(monkeypatch, loss, reg, clip, instance):
         assert got.clipped_fraction == want.clipped_fraction
         if clip < 2:
             assert 0 < got.clipped_fraction < 1                              # the clip is exercised both ways
@@ -420,6 +430,25 @@ def test_the_compiled_steps_are_numpys(monkeypatch, loss, reg, clip, instance):
             assert np.array_equal(got.last, want.last) and np.array_equal(got.trace, want.trace)
         else:
             np.testing.assert_allclose(got.trace, want.trace, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("fault", ["noise 1% small", "clip threshold 10% high"])
+def test_a_fault_planted_in_the_compiled_steps_is_caught_by_the_comparison(monkeypatch, fault):
+    from algorithms import kernels
+
+    real = kernels._shuffle_steps
+
+    def planted(x, R, Y, loss, G2, clip, Z, eta):
+        if fault == "noise 1% small":
+            Z = Z * 0.99
+        else:
+            G2 = G2 * 1.21
+        return real(x, R, Y, loss, G2, clip, Z, eta)
+
+    monkeypatch.setattr(kernels, "_shuffle_steps", planted)
+    pairs = _compiled_and_numpy(monkeypatch, "mean", "none", 1.7, "dp_shuffleg")
+    assert any(got.clipped_fraction != want.clipped_fraction or not np.allclose(got.trace, want.trace, rtol=1e-9)
+               for got, want in pairs)
 
 
 def test_the_compiled_steps_refuse_what_does_not_fit():

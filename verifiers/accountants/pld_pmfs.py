@@ -2,10 +2,10 @@
 the cost.
 
 ``privacy_loss_distribution.from_two_probability_mass_functions`` (dp-accounting 0.6.0) walks the outcomes in a
-Python loop, one dictionary lookup and one ``math.exp`` per outcome, twice per direction: about 3 s for a window of
-1.2 x 10^6 counts of a binomial (seed 000's P_VEC at the spec's sizes), most of the P_VEC judge's time. Here the
-same dictionaries are built with numpy, for the pessimistic estimate with no truncation of small masses (what
-``binomial_privacy.pld_epsilon`` asks for), in both directions (symmetric=False):
+Python loop, one dictionary lookup and one ``math.exp`` per outcome, twice per direction: 2.8 CPU-s for a window of
+633,059 counts of a binomial, and 5.7 of ``pvec_sum``'s 20 s (seed 000's P_VEC judge, windows up to 1.2 x 10^6
+counts). Here the same dictionaries are built with numpy, for the pessimistic estimate with no truncation of small
+masses (what ``binomial_privacy.pld_epsilon`` asks for), in both directions (symmetric=False):
 - the infinity mass: the upper masses of the outcomes the lower side cannot produce, summed one by one in the
   outcomes' order from the integer 0, as the library does (its float type only once a term was added);
 - the privacy loss of each other outcome, upper minus lower log mass, and its mass ``math.exp`` of the upper log

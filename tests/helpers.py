@@ -4,7 +4,6 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from engine.kinds.learning import spec as spec_mod
@@ -55,20 +54,3 @@ def plant_noise_twice_too_small(monkeypatch) -> None:
         return pvec_calibration._params(n, d, 2 * pv.eps_hat, delta_call, Delta2, calls)
 
     monkeypatch.setattr(pvec_calibration, "calibrate_composed", too_large_eps_c)
-
-
-
-def same_pmf(a, b) -> bool:
-    """Two dp-accounting PLD PMFs equal bit for bit: the same class, infinity mass, discretisation and pessimism, and
-    the same losses and probabilities (a dense PMF's lower loss and array, a sparse one's dictionary)."""
-    if (type(a) is not type(b) or a._infinity_mass != b._infinity_mass or a._discretization != b._discretization
-            or a._pessimistic_estimate != b._pessimistic_estimate):
-        return False
-    if hasattr(a, "_probs"):
-        return a._lower_loss == b._lower_loss and np.array_equal(a._probs, b._probs)
-    return a._loss_probs == b._loss_probs
-
-
-def same_pld(a, b) -> bool:
-    """Two dp-accounting PrivacyLossDistributions equal bit for bit, both directions (``same_pmf``)."""
-    return a._symmetric == b._symmetric and same_pmf(a._pmf_remove, b._pmf_remove) and same_pmf(a._pmf_add, b._pmf_add)

@@ -13,9 +13,10 @@ from scipy import optimize, stats
 
 from algorithms import fl_experiments as fl
 from catalog import isrl_experiments_004 as exp
-from tests.helpers import same_pld, same_pmf
 from verifiers.accountants import appendix_i
 from verifiers.accountants.pld_epsilon import epsilon_for_delta_add
+from verifiers.accountants.pld_pmfs import same as same_pld
+from verifiers.accountants.pld_pmfs import same_pmf
 from verifiers.checks import isrl_experiments as chk
 
 

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
-from tests.helpers import same_pld, same_pmf
 from verifiers.accountants import element_rdp, pld_compose
+from verifiers.accountants.pld_pmfs import same as same_pld
+from verifiers.accountants.pld_pmfs import same_pmf
 
 
 def _plds():

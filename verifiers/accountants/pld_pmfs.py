@@ -110,18 +110,22 @@ def _self_check_pair() -> tuple[np.ndarray, np.ndarray, float]:
     return (np.concatenate([lower, up - 31.75, up - b_loss]), np.concatenate([upper, up, up]), 0.05)
 
 
+def same_pmf(x, y) -> bool:
+    """Two dp-accounting PLD PMFs equal bit for bit: the same class, infinity mass (its type too: the library keeps
+    an integer 0 where nothing was added), grid and pessimism, and the same losses and masses (a sparse one's
+    dictionary in its order, a dense one's lowest loss and the bytes of its array)."""
+    if (type(x) is not type(y) or repr(x._infinity_mass) != repr(y._infinity_mass)
+            or x._discretization != y._discretization or x._pessimistic_estimate != y._pessimistic_estimate):
+        return False
+    if hasattr(x, "_probs"):
+        return x._lower_loss == y._lower_loss and x._probs.tobytes() == y._probs.tobytes()
+    return ([(k, v.hex() if isinstance(v, float) else v) for k, v in x._loss_probs.items()]
+            == [(k, v.hex() if isinstance(v, float) else v) for k, v in y._loss_probs.items()])
+
+
 def same(a: pld.PrivacyLossDistribution, b: pld.PrivacyLossDistribution) -> bool:
-    """Two distributions equal bit for bit: both directions' class, infinity mass, grid, and losses and masses (a
-    sparse one's dictionary in its order, a dense one's lowest loss and array)."""
-    def pmf_same(x, y) -> bool:
-        if (type(x) is not type(y) or repr(x._infinity_mass) != repr(y._infinity_mass)
-                or x._discretization != y._discretization or x._pessimistic_estimate != y._pessimistic_estimate):
-            return False
-        if hasattr(x, "_probs"):
-            return x._lower_loss == y._lower_loss and x._probs.tobytes() == y._probs.tobytes()
-        return [(k, v.hex() if isinstance(v, float) else v) for k, v in x._loss_probs.items()] == \
-            [(k, v.hex() if isinstance(v, float) else v) for k, v in y._loss_probs.items()]
-    return a._symmetric == b._symmetric and pmf_same(a._pmf_remove, b._pmf_remove) and pmf_same(a._pmf_add, b._pmf_add)
+    """Two distributions equal bit for bit, both directions (``same_pmf``)."""
+    return a._symmetric == b._symmetric and same_pmf(a._pmf_remove, b._pmf_remove) and same_pmf(a._pmf_add, b._pmf_add)
 
 
 @functools.lru_cache(maxsize=1)

@@ -60,7 +60,6 @@ def rdp(q: float, sigma: float, orders: Sequence[float]) -> np.ndarray:
     return _cached(key, q, sigma, orders).copy()
 
 
-
 @functools.lru_cache(maxsize=512)
 def _cached(key: tuple, q: float, sigma: float, orders: tuple) -> np.ndarray:
     try:

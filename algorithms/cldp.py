@@ -18,11 +18,14 @@ import math
 
 import numpy as np
 
-from algorithms import mechanisms, sampling
+from algorithms import kernels, ldp, mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import ShuffledLDPRelease
 from algorithms.ldp import RANDOMIZERS, clip_inf_norms
 from algorithms.result import RunOutput
+from algorithms.streams import TrialStreams
+
+BLOCK_UNIFORMS = 1 << 20        # uniforms drawn per block of rounds (8 MB); any size gives the same numbers
 
 
 def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: float, radius: float,
@@ -35,7 +38,6 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         raise ValueError(f"CLDP-SGD runs on one pool of n clients (N = 1), not N = {records.N} silos")
     R_p = RANDOMIZERS.get(randomizer)
     trials, n, d = records.trials, records.n, records.d
-    D = 2 * radius
     w = np.zeros((trials, d))
     uses = np.zeros((trials, n), dtype=np.int64)
     var_sum, bias_sum, bias_sq, clipped = np.zeros(trials), np.zeros(trials), np.zeros(trials), np.zeros(trials)
@@ -43,6 +45,70 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     if any(not 1 <= r <= T for r in snapshots):
         raise ValueError(f"snapshot rounds must lie in 1..T = {T}: {list(snapshots)}")
     kept = np.zeros((trials, len(snapshots), d))
+    if isinstance(rng, TrialStreams) and _fused(records, loss, R_p):
+        stats = np.zeros((trials, 4))
+        _run_fused(records, loss, R_p, rng, w, uses, T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=radius, s=s,
+                   snapshots=snapshots, kept=kept, stats=stats)
+        var_sum, bias_sum, bias_sq, clipped = stats.T
+    else:
+        _run_numpy(records, loss, R_p, rng, w, uses, T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=radius, s=s,
+                   snapshots=snapshots, kept=kept, sums=(var_sum, bias_sum, bias_sq, clipped))
+    messages = T * k
+    event = ShuffledLDPRelease(eps_ldp=eps_ldp, batch_size=k, pool_size=n, randomizer=randomizer, clip=C,
+                               dimension=d, rounds=T, max_record_uses=int(uses.max()))
+    per_trial = uses.max(axis=1)
+    extra = {"ldp_variance": var_sum / messages, "ldp_bias": bias_sum / messages, "ldp_bias_sq": bias_sq / messages,
+             "clipped_fraction": clipped / messages}
+    if snapshots:
+        extra["snapshots"] = kept
+    return RunOutput(w=w, events=(event,), noise_sq=var_sum, noise_coords=np.full(trials, messages * d),
+                     grad_err=None, rounds=T, silo_rounds=np.full(trials, T), record_uses=per_trial, extra=extra)
+
+
+def _count(uses: np.ndarray, idx: np.ndarray) -> None:
+    """uses[t, idx[t, j]] += 1 for every trial t and position j (indices distinct within a trial)."""
+    trials, n = uses.shape
+    uses += np.bincount((np.arange(trials)[:, None] * n + idx).ravel(), minlength=trials * n).reshape(trials, n)
+
+
+def _fused(records: Records, loss, R_p) -> bool:
+    """Whether the compiled rounds (``kernels.cldp_rounds``) may run: held records, a loss with a kernel code and the
+    R_inf randomizer as written (a patched or other randomizer, or a patched loss, runs the numpy rounds as written).
+    They also need the engine's per-trial streams, whose draws for several rounds at once are each round's own."""
+    return loss.kernel is not None and records.held and bool(getattr(R_p, "fused", False))
+
+
+def _run_fused(records: Records, loss, R_p, rng: TrialStreams, w: np.ndarray, uses: np.ndarray, *, T: int, k: int,
+               eps_ldp: float, C: float, G: float, radius: float, s: float, snapshots: tuple[int, ...],
+               kept: np.ndarray, stats: np.ndarray) -> None:
+    """The rounds of ``_run_numpy`` compiled, a block of rounds per call: each round's uniforms (its subset's, then
+    J's, the rounding's and the response's) are the next ones of each trial's stream, so a block's are one draw."""
+    trials, n = uses.shape
+    code, p = loss.kernel
+    m0 = sampling.subset_uniforms(n, k)
+    per_round = m0 + 3 * k
+    block = max(1, BLOCK_UNIFORMS // (trials * per_round))
+    snap = np.asarray(snapshots, dtype=np.int64)
+    keep = ldp.keep_probability(eps_ldp)
+    for t0 in range(1, T + 1, block):
+        B = min(block, T + 1 - t0)
+        U = rng.random((trials, B * per_round)).reshape(trials, B, per_round)
+        idx = sampling.subsets_from_uniforms(U[:, :, :m0], n, k)                 # (trials, B, k)
+        _count(uses, idx.reshape(trials, B * k))
+        X, y, flat = records.held_rows(idx.reshape(trials, 1, B * k))
+        kernels.cldp_rounds(X, y, flat.reshape(trials, B, k), U[:, :, m0:], w, t0, code, p, float(loss.mu), C, s,
+                            keep, 2 * radius, G, radius, snap, kept, stats)
+
+
+def _run_numpy(records: Records, loss, R_p, rng, w: np.ndarray, uses: np.ndarray, *, T: int, k: int, eps_ldp: float,
+               C: float, G: float, radius: float, s: float, snapshots: tuple[int, ...], kept: np.ndarray,
+               sums: tuple[np.ndarray, ...]) -> None:
+    """The rounds one at a time through numpy (any loss, randomizer and generator); w, uses, kept and sums (the
+    trials' running sums of the instrumentation) in place."""
+    trials, n = uses.shape
+    d = w.shape[1]
+    D = 2 * radius
+    var_sum, bias_sum, bias_sq, clipped = sums
     rows = (np.arange(trials * k) * d).reshape(trials, k)                       # each message's row in g_c, flat
     for t in range(1, T + 1):
         idx = sampling.k_subsets(rng, (trials, 1), n, k)                     # (T, 1, k)
@@ -64,23 +130,7 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
         proj = np.where(norm > 0, (sbx - sq) / np.maximum(norm, 1e-300), 0.0)
         bias_sum += proj.sum(axis=-1)
         bias_sq += (proj * proj).sum(axis=-1)
-        w = mechanisms.project_ball(w - D / (G * math.sqrt(t)) * gbar, radius)
+        w[:] = mechanisms.project_ball(w - D / (G * math.sqrt(t)) * gbar, radius)
         for j, r in enumerate(snapshots):
             if r == t:
                 kept[:, j] = w
-    messages = T * k
-    event = ShuffledLDPRelease(eps_ldp=eps_ldp, batch_size=k, pool_size=n, randomizer=randomizer, clip=C,
-                               dimension=d, rounds=T, max_record_uses=int(uses.max()))
-    per_trial = uses.max(axis=1)
-    extra = {"ldp_variance": var_sum / messages, "ldp_bias": bias_sum / messages, "ldp_bias_sq": bias_sq / messages,
-             "clipped_fraction": clipped / messages}
-    if snapshots:
-        extra["snapshots"] = kept
-    return RunOutput(w=w, events=(event,), noise_sq=var_sum, noise_coords=np.full(trials, messages * d),
-                     grad_err=None, rounds=T, silo_rounds=np.full(trials, T), record_uses=per_trial, extra=extra)
-
-
-def _count(uses: np.ndarray, idx: np.ndarray) -> None:
-    """uses[t, idx[t, j]] += 1 for every trial t and position j (indices distinct within a trial)."""
-    trials, n = uses.shape
-    uses += np.bincount((np.arange(trials)[:, None] * n + idx).ravel(), minlength=trials * n).reshape(trials, n)

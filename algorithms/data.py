@@ -204,6 +204,19 @@ class Records:
                                    np.ascontiguousarray(y, dtype=np.float64).reshape(-1), flat, w, code, p,
                                    float(loss.mu))
 
+    @property
+    def held(self) -> bool:
+        """Whether the records are held (fixed or materialised), not streamed: ``held_rows`` can then be read."""
+        return self.fixed is not None or self.materialised
+
+    def held_rows(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Held records as float64 rows X (P, d), labels y (P,), and the row number of every index of idx (T, N, K),
+        what a compiled kernel reads them by (streamed records are read only through ``take``)."""
+        if not self.held:
+            raise RuntimeError("streamed records are read only through take()")
+        X, y = self._flat_records()
+        return X, y, _flat_index(idx, self.N, self.n, shared=self.fixed is not None)
+
     def _flat_records(self) -> tuple[np.ndarray, np.ndarray]:
         """The held records as float64 rows (P, d) and labels (P,), made once."""
         if getattr(self, "_rows", None) is None:

@@ -16,12 +16,13 @@ CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summati
 Seed 000's summation protocols round and sum their users' inputs in one pass too (``round_counts``: whole-number
 sums, so the counts equal numpy's elementwise rounding bit for bit).
 
-Seed 002's Figure 3 rounds (``logistic_steps``: many configurations' steps over the same sampled users) and seed
-003's shuffled gradient steps (``shuffle_steps``: a run of steps on each trial's iterate) replace numpy code that
-made about ten calls per step or passed over the batch several times. They reassociate nothing, and their
+Seed 002's Figure 3 rounds (``logistic_steps``: many configurations' steps over the same sampled users), seed
+003's shuffled gradient steps (``shuffle_steps``: a run of steps on each trial's iterate) and seed 001's CLDP-SGD
+rounds (``cldp_rounds``: gradient, clip, R_inf message, the server's sum and the step, a block of rounds per call)
+replace numpy code that made ten to twenty calls per step or round, or passed over the batch several times. Their
 elementwise operations are numpy's; only their sums are taken in another order than numpy's or BLAS's (in order:
-coordinates, and the sampled points of a round), so their numbers equal the code they replace up to that rounding.
-Their exp is the C library's, as numpy's and scipy's here: numba would vectorise it with Intel's SVML if the
+coordinates, and the sampled points of a round; ``cldp_rounds``' dot products go through ``_dot``, whose sum may be
+reassociated as in ``gather_grad``), so their numbers equal the code they replace up to that rounding. Their exp is the C library's, as numpy's and scipy's here: numba would vectorise it with Intel's SVML if the
 ``icc_rt`` package were installed (the project does not install it; tests/test_kernels.py's expit pin would fail).
 
 A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
@@ -382,6 +383,121 @@ def logistic_steps(z: np.ndarray, idx: np.ndarray, N: np.ndarray, neg_theta: np.
                            _c(neg_theta), _c(w))
 
 
+@njit(cache=True, fastmath={"reassoc"})
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """sum_j a[j] b[j], the sum reassociated (vector registers; one compiled order whatever the caller's shapes)."""
+    z = 0.0
+    for j in range(a.shape[0]):
+        z += a[j] * b[j]
+    return z
+
+
+@njit(cache=True, error_model="numpy")
+def _cldp_rounds(X: np.ndarray, y: np.ndarray, flat: np.ndarray, U: np.ndarray, w: np.ndarray, t0: int, code: int,
+                 p: float, mu: float, C: float, s: float, keep: float, D: float, G: float, radius: float,
+                 snap: np.ndarray, kept: np.ndarray, stats: np.ndarray) -> None:
+    """B rounds of CLDP-SGD per trial, rounds t0 .. t0 + B - 1 (see ``cldp_rounds``); w, kept and stats in place."""
+    T, B, k = flat.shape
+    d = X.shape[1]
+    g = np.empty(d)
+    counts = np.empty(d)
+    for t in range(T):
+        wt = w[t]
+        for b in range(B):
+            counts[:] = 0.0
+            var = 0.0
+            bias = 0.0
+            bias_sq = 0.0
+            clipped = 0.0
+            for i in range(k):
+                r = flat[t, b, i]
+                z = _dot(X[r], wt)
+                xsq = _dot(X[r], X[r]) if code == MOREAU_HINGE else 0.0
+                if code == LOGISTIC:                   # losses.Logistic: -y expit(-y z), scipy's 1 / (1 + exp(-x))
+                    a = -y[r] * z
+                    sc = -y[r] * (1.0 / (1.0 + math.exp(-a)))
+                else:
+                    sc = _dphi(code, p, z, y[r], xsq)
+                m = 0.0                                # ||g||_inf, NaN if any coordinate is
+                for j in range(d):
+                    v = sc * X[r, j] + mu * wt[j]
+                    g[j] = v
+                    a = abs(v)
+                    if a > m or a != a:
+                        m = a
+                if m > C:
+                    clipped += 1.0
+                if m > C or m != m:                    # ldp.clip_inf_norms: g / max{1, ||g||_inf / C}
+                    f = m / C
+                    for j in range(d):
+                        g[j] = g[j] / f
+                J = math.floor(U[t, b, i] * d)         # streams.integers(0, d): floor(u d), at most d - 1
+                if J > d - 1:
+                    J = d - 1
+                xj = g[J]
+                bit = 1.0 if U[t, b, k + i] < 0.5 * (1.0 + xj / C) else -1.0
+                if U[t, b, 2 * k + i] >= keep:
+                    bit = -bit
+                counts[J] += bit
+                sq = _dot(g, g)
+                sbx = s * bit * xj
+                var += s * s - 2.0 * sbx + sq
+                norm = math.sqrt(sq)
+                proj = (sbx - sq) / (norm if norm >= 1e-300 else 1e-300) if norm > 0 else 0.0
+                bias += proj
+                bias_sq += proj * proj
+            stats[t, 0] += var
+            stats[t, 1] += bias
+            stats[t, 2] += bias_sq
+            stats[t, 3] += clipped
+            rnd = t0 + b
+            eta = D / (G * math.sqrt(rnd))
+            nsq = 0.0
+            for j in range(d):
+                v = wt[j] - eta * (s * counts[j] / k)
+                wt[j] = v
+                nsq += v * v
+            norm = math.sqrt(nsq)                      # mechanisms.project_ball
+            f = radius / (norm if not norm < 1e-300 else 1e-300)
+            if f > 1.0:
+                f = 1.0
+            for j in range(d):
+                wt[j] = wt[j] * f
+            for q in range(snap.size):
+                if snap[q] == rnd:
+                    kept[t, q] = wt
+
+
+def cldp_rounds(X: np.ndarray, y: np.ndarray, flat: np.ndarray, U: np.ndarray, w: np.ndarray, t0: int, code: int,
+                p: float, mu: float, C: float, s: float, keep: float, D: float, G: float, radius: float,
+                snap: np.ndarray, kept: np.ndarray, stats: np.ndarray) -> None:
+    """B rounds of CLDP-SGD (algorithms/cldp.py, seed 001's Algorithm 1 with the R_inf randomizer of algorithms/ldp.py)
+    for every trial, in one pass per round over its k sampled records: gradient, l_inf clip, the message (J, b'),
+    the server's sum, the instrumentation and the projected step.
+
+    X (P, d), y (P,): the held records; flat (T, B, k): each round's records' rows; U (T, B, 3k): each round's
+    uniforms for J, the rounding and the response, in the order the numpy path draws them; w (T, d): the iterates,
+    updated in place to round t0 + B - 1; snap (S,), kept (T, S, d): the rounds whose iterate is kept, and where;
+    stats (T, 4): per trial, the sums of ||R(x) - x||^2, <R(x) - x, x/||x||>, its square, and the clipped count,
+    added to in place. The elementwise operations are numpy's; only the sums over coordinates and over a round's
+    messages are taken in another order (in order), so the numbers equal the numpy path up to that rounding."""
+    T, B, k = flat.shape
+    if (X.ndim != 2 or y.shape != (X.shape[0],) or U.shape != (T, B, 3 * k) or w.shape != (T, X.shape[1])
+            or stats.shape != (T, 4) or snap.ndim != 1 or kept.shape != (T, snap.size, X.shape[1])):
+        raise ValueError(f"shapes X {X.shape}, y {y.shape}, flat {flat.shape}, U {U.shape}, w {w.shape}, "
+                         f"snap {snap.shape}, kept {kept.shape}, stats {stats.shape} do not fit together")
+    if flat.size and (flat.min() < 0 or flat.max() >= X.shape[0]):
+        raise ValueError(f"record rows must lie in [0, {X.shape[0]})")
+    for a in (w, kept, stats):
+        if a.dtype != np.float64 or not a.flags.c_contiguous:
+            raise ValueError("w, kept and stats are written in place: C-contiguous float64 arrays")
+    if t0 < 1 or k < 1:
+        raise ValueError(f"rounds count from 1 and a round sends at least one message (t0 = {t0}, k = {k})")
+    _cldp_rounds(_c(X), _c(y), np.ascontiguousarray(flat, dtype=np.int64), _c(U), w, int(t0), int(code), float(p),
+                 float(mu), float(C), float(s), float(keep), float(D), float(G), float(radius),
+                 np.ascontiguousarray(snap, dtype=np.int64), kept, stats)
+
+
 SHUFFLE_LOSSES = {"mean": 0, "linear": 1, "ridge": 2, "logistic": 3}      # algorithms/shuffleg.py's losses
 
 
@@ -566,3 +682,6 @@ def warm() -> None:
     shuffle_steps(np.zeros((1, 1)), np.ones((1, 1, 1)), np.ones((1, 1)), "mean", 1.0, np.ones((1, 1, 1)), np.ones(1))
     logistic_steps(np.ones((1, 1, 1, 1)), np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64),
                    np.zeros((1, 1, 1)), np.ones(1))
+    cldp_rounds(X, y, np.zeros((1, 1, 1), dtype=np.int64), np.full((1, 1, 3), 0.5), np.zeros((1, 2)), 1, LOGISTIC,
+                0.0, 0.0, 1.0, 1.0, 0.5, 1.0, 1.0, 1.0, np.zeros(0, dtype=np.int64), np.zeros((1, 0, 2)),
+                np.zeros((1, 4)))

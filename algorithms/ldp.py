@@ -80,6 +80,17 @@ class OneCoordinateRR:
         counts = np.bincount(flat, weights=m.bit.ravel(), minlength=cells * d)
         return self.scale(d, eps0, C) * counts.reshape(lead + (d,))
 
+    _kernel_sample = sample
+    _kernel_decode_sum = decode_sum
+
+    @property
+    def fused(self) -> bool:
+        """Whether CLDP-SGD may run its compiled rounds (``kernels.cldp_rounds``, which encode ``sample`` and
+        ``decode_sum`` as written here): only while the class's methods are these very functions, so a subclass or
+        a patch (e.g. a planted fault) runs through numpy and is computed as written."""
+        return type(self).sample is OneCoordinateRR._kernel_sample and \
+            type(self).decode_sum is OneCoordinateRR._kernel_decode_sum
+
     def probabilities(self, x: np.ndarray, eps0: float, C: float) -> np.ndarray:
         """The exact output distribution for inputs x (m, d): (m, 2d), column j = (J = j, b' = +1) and
         column d + j = (J = j, b' = -1)."""

@@ -12,13 +12,24 @@ def k_subsets(rng: np.random.Generator, shape: tuple[int, ...], n: int, K: int) 
     Small K: Floyd's algorithm (O(K^2) work per cell, no O(n) pass; a compiled loop, algorithms/kernels.py).
     Large K: the K smallest of n i.i.d. uniforms (argpartition), also an exact uniform subset.
     """
+    return subsets_from_uniforms(rng.random(shape + (subset_uniforms(n, K),)), n, K)
+
+
+def subset_uniforms(n: int, K: int) -> int:
+    """How many uniforms ``k_subsets`` draws per cell: n keys (large K) or K, one per step of Floyd's algorithm."""
     if not 1 <= K <= n:
         raise ValueError(f"batch size K={K} must be in [1, n={n}]")
+    return n if K * K > n else K
+
+
+def subsets_from_uniforms(u: np.ndarray, n: int, K: int) -> np.ndarray:
+    """``k_subsets``' subsets from its uniforms u (..., subset_uniforms(n, K)) already drawn: a caller that draws
+    several rounds' uniforms at once gets the subsets each round's own draw would give."""
+    if u.shape[-1] != subset_uniforms(n, K):
+        raise ValueError(f"{u.shape[-1]} uniforms per cell, not the {subset_uniforms(n, K)} a {K}-subset of {n} takes")
     if K * K > n:
-        keys = rng.random(shape + (n,))
-        return np.argpartition(keys, K - 1, axis=-1)[..., :K].astype(np.int64)
-    u = rng.random(shape + (K,))            # one draw for all K steps; step j uses floor(u (j + 1)) in {0..j}
-    return kernels.floyd_subsets(u, n)
+        return np.argpartition(u, K - 1, axis=-1)[..., :K].astype(np.int64)
+    return kernels.floyd_subsets(u, n)      # one uniform per step j: floor(u (j + 1)) in {0..j}
 
 
 def random_order(rng: np.random.Generator, shape: tuple[int, ...], n: int, *, fresh: bool = False) -> np.ndarray:

@@ -166,3 +166,140 @@ def test_spec_rules():
         bad.pop("expect_quick", None)
         with pytest.raises(spec_mod.SpecError, match=msg):
             spec_mod.parse(bad, "x.yaml")
+
+
+# --- the compiled rounds (kernels.cldp_rounds, issue 17) against the numpy rounds ---------------------------------
+
+def _fused_and_numpy(monkeypatch, loss, *, n, k, d, T, C, trials=3, materialised=False):
+    """(the run through kernels.cldp_rounds, the same run through cldp._run_numpy) on random records, with snapshots
+    and BLOCK_UNIFORMS made small (several blocks, the last one short)."""
+    from algorithms import cldp
+    from algorithms.data import Records
+    from algorithms.streams import TrialStreams
+
+    rng = np.random.default_rng(11)
+    X, y = rng.uniform(-1, 1, (trials if materialised else 1, 1, n, d)), np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y = np.broadcast_to(y, X.shape[:3]).copy()
+    monkeypatch.setattr(cldp, "BLOCK_UNIFORMS", trials * (cldp.sampling.subset_uniforms(n, k) + 3 * k) * 7)
+    out = []
+    for fused in (True, False):
+        if materialised:
+            pop = type("Held", (), {"N": 1, "d": d, "sample": lambda self, rng, shape: (X, y)})()
+            rec = Records(pop, None, trials, n, True)
+        else:
+            rec = Records(None, None, trials, n, True, fixed=(X[0], y[0]))
+        with monkeypatch.context() as m:
+            if not fused:
+                m.setattr(cldp, "_fused", lambda *a: False)
+            else:
+                calls = []
+                real = cldp.kernels.cldp_rounds
+                m.setattr(cldp.kernels, "cldp_rounds", lambda *a: calls.append(1) or real(*a))
+            out.append(cldp.run(rec, loss, T=T, k=k, eps_ldp=1.5, C=C, G=1.0, radius=1.0, randomizer="r_inf",
+                                rng=TrialStreams(np.random.SeedSequence(5).spawn(trials)), snapshots=(1, T // 2, T)))
+        if fused:
+            assert len(calls) == -(-T // 7)                                  # the blocks of 7 rounds, the last short
+    return out
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "moreau_hinge"])
+@pytest.mark.parametrize("n,k,d,T,C,materialised", [(40, 8, 5, 30, 0.1, False), (60, 5, 3, 23, 10.0, True),
+                                                     (300, 30, 16, 20, 0.3, False)])
+def test_the_compiled_rounds_are_numpys(monkeypatch, loss, n, k, d, T, C, materialised):
+    """cldp.run through kernels.cldp_rounds against the same run through numpy's rounds: the same subsets (record
+    uses), messages and clipped counts, the same iterates and instrumentation up to the order of the sums over
+    coordinates and messages (1e-12). Both subset samplers (k^2 > n: keys; k^2 <= n: Floyd), fixed and materialised
+    records, clipping everywhere, nowhere and in between."""
+    from algorithms.losses import Logistic, MoreauHinge, Squared
+
+    f = {"logistic": Logistic(), "squared": Squared(mu=0.1), "moreau_hinge": MoreauHinge(beta_s=2.0)}[loss]
+    got, want = _fused_and_numpy(monkeypatch, f, n=n, k=k, d=d, T=T, C=C, materialised=materialised)
+    assert np.array_equal(got.record_uses, want.record_uses) and got.events == want.events
+    assert np.array_equal(got.extra["clipped_fraction"], want.extra["clipped_fraction"])
+    frac = got.extra["clipped_fraction"]
+    assert (frac == 0).all() if C == 10.0 else (frac > 0).all()
+    for key in ("snapshots", "ldp_variance", "ldp_bias", "ldp_bias_sq"):
+        np.testing.assert_allclose(got.extra[key], want.extra[key], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got.w, want.w, rtol=1e-12, atol=1e-15)
+    assert np.array_equal(got.extra["snapshots"][:, -1], got.w)
+
+
+@pytest.mark.parametrize("fault", ["response kept 1% too often", "messages scaled 1% small", "clip 10% high"])
+def test_a_fault_planted_in_the_compiled_rounds_is_caught_by_the_comparison(monkeypatch, fault):
+    from algorithms import kernels
+    from algorithms.losses import Logistic
+
+    real = kernels._cldp_rounds
+
+    def planted(X, y, flat, U, w, t0, code, p, mu, C, s, keep, D, G, radius, snap, kept, stats):
+        if fault.startswith("response"):
+            keep = keep * 1.01
+        elif fault.startswith("messages"):
+            s = s * 0.99
+        else:
+            C = C * 1.1
+        return real(X, y, flat, U, w, t0, code, p, mu, C, s, keep, D, G, radius, snap, kept, stats)
+
+    monkeypatch.setattr(kernels, "_cldp_rounds", planted)
+    got, want = _fused_and_numpy(monkeypatch, Logistic(), n=300, k=30, d=16, T=20, C=0.3)    # some rows clipped
+    assert (not np.array_equal(got.extra["clipped_fraction"], want.extra["clipped_fraction"])
+            or not np.allclose(got.w, want.w, rtol=1e-9))
+
+
+def test_planted_randomizer_and_loss_faults_run_through_numpy(monkeypatch):
+    """The compiled rounds encode R_inf and the losses as written: a patched sample or decode_sum, or a patched
+    loss derivative, turns them off (so the planted-fault tests above exercise what they patch)."""
+    from algorithms import cldp
+    from algorithms.data import Records
+    from algorithms.losses import Logistic
+
+    rec = Records(None, None, 2, 10, True, fixed=(np.zeros((1, 10, 3)), np.ones((1, 10))))
+    assert cldp._fused(rec, Logistic(), R)
+    monkeypatch.setattr(type(R), "sample", lambda self, x, eps, C, rng: None)
+    assert not cldp._fused(rec, Logistic(), R)
+    monkeypatch.undo()
+    monkeypatch.setattr(type(R), "decode_sum", lambda self, m, d, eps, C: None)
+    assert not cldp._fused(rec, Logistic(), R)
+    monkeypatch.undo()
+    monkeypatch.setattr(Logistic, "dphi", lambda self, z, y, xsq: 0 * z)
+    assert not cldp._fused(rec, Logistic(), R)
+
+
+def test_the_compiled_rounds_refuse_what_does_not_fit():
+    from algorithms import kernels
+
+    X, y, w = np.ones((4, 2)), np.ones(4), np.zeros((1, 2))
+    ok = dict(flat=np.zeros((1, 2, 3), dtype=np.int64), U=np.full((1, 2, 9), 0.5), w=w, snap=np.zeros(0, np.int64),
+              kept=np.zeros((1, 0, 2)), stats=np.zeros((1, 4)))
+
+    def call(**over):
+        a = ok | over
+        kernels.cldp_rounds(X, y, a["flat"], a["U"], a["w"], over.get("t0", 1), 1, 0.0, 0.0, 1.0, 1.0, 0.8, 2.0,
+                            1.0, 1.0, a["snap"], a["kept"], a["stats"])
+
+    call()
+    for bad in [dict(U=np.full((1, 2, 8), 0.5)), dict(flat=np.full((1, 2, 3), 4)), dict(w=np.zeros((1, 3))),
+                dict(w=np.zeros((1, 2), dtype=np.float32)), dict(stats=np.zeros((1, 3))), dict(t0=0),
+                dict(kept=np.zeros((1, 1, 2)))]:
+        with pytest.raises(ValueError):
+            call(**bad)
+
+
+def test_a_trials_compiled_rounds_do_not_depend_on_what_shares_the_call():
+    """A trial run alone and among three (hence in blocks of another number of rounds) gets the same bits."""
+    from algorithms import cldp
+    from algorithms.data import Records
+    from algorithms.losses import Logistic
+    from algorithms.streams import TrialStreams
+
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(-1, 1, (1, 50, 6)), np.where(rng.random((1, 50)) < 0.5, 1.0, -1.0)
+    seeds = np.random.SeedSequence(8).spawn(3)
+
+    def go(which):
+        return cldp.run(Records(None, None, len(which), 50, True, fixed=(X, y)), Logistic(), T=40, k=9, eps_ldp=1.0,
+                        C=0.2, G=1.0, radius=1.0, randomizer="r_inf", rng=TrialStreams([seeds[i] for i in which]))
+    together, alone = go([0, 1, 2]), go([1])
+    assert np.array_equal(together.w[1], alone.w[0])
+    for key in ("ldp_variance", "ldp_bias", "ldp_bias_sq", "clipped_fraction"):
+        assert together.extra[key][1] == alone.extra[key][0]

@@ -78,3 +78,45 @@ def test_accumulate_one_pass_equals_the_sort():
                   np.where(np.arange(n) == 0, np.iinfo(np.int64).min, keys)):
             got, want = accumulate(k, mass), by_sort(k, mass)
             assert list(got) == list(want) and all(got[x] == want[x] for x in want)
+
+
+def test_the_compiled_exp_is_math_exp_bit_for_bit():
+    """libm_exp.exp is math.exp value by value (inf where math.exp overflows), on random values of every scale and on
+    the self-check's limits; the self-check passes on this machine."""
+    from verifiers.accountants import libm_exp
+
+    assert libm_exp.agrees_with_math()
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-760, 720, 20_000), rng.normal(size=5000) * 1e-3, libm_exp._self_check_values()])
+    for negate in (False, True):
+        got = libm_exp.exp(x, negate)
+        want = []
+        for v in (-x if negate else x).tolist():
+            try:
+                want.append(math.exp(v))
+            except OverflowError:
+                want.append(math.inf)
+        assert np.array_equal(got, np.array(want), equal_nan=True)
+
+
+def test_a_compiled_exp_that_differs_from_math_exp_is_not_used(monkeypatch):
+    """A compiled exp off by one ulp at a single value of the self-check: the self-check fails and the process takes
+    math.exp value by value."""
+    from verifiers.accountants import libm_exp
+
+    real = libm_exp._exp
+    target = float(libm_exp._self_check_values()[17])
+
+    def off(x, negate):
+        out = real(x, negate)
+        out[(x == target) if not negate else (x == -target)] *= 1 + 2.0**-52
+        return out
+
+    monkeypatch.setattr(libm_exp, "_exp", off)
+    libm_exp.agrees_with_math.cache_clear()
+    try:
+        assert not libm_exp.agrees_with_math()
+        x = np.array([target, 0.5])
+        assert np.array_equal(libm_exp.exp(x), np.array([math.exp(target), math.exp(0.5)]))
+    finally:
+        libm_exp.agrees_with_math.cache_clear()

@@ -15,7 +15,8 @@ import math
 import numpy as np
 from dp_accounting.pld import pld_pmf
 
-EXP_MAX = 709.79           # math.exp overflows above log(max float) = 709.7827...
+from verifiers.accountants import libm_exp
+
 FIRST_BLOCK = 1 << 12      # most walks end near the top of the PMF: start small, grow the blocks fourfold
 
 
@@ -97,24 +98,9 @@ def dense_epsilon(infinity_mass: float, lower_loss: int, discretization: float, 
 
 
 def _exp_neg(losses: np.ndarray) -> np.ndarray:
-    """exp(-loss) by math.exp (the library's, bit for bit); inf where math.exp overflows, which ``_overflow``
-    turns into the library's OverflowError if the walk reaches it."""
-    x = -losses
-    big = x > EXP_MAX
-    out = np.full(len(x), np.inf)
-    small = x[~big].tolist()
-    try:
-        out[~big] = np.fromiter(map(math.exp, small), np.float64, len(small))
-    except OverflowError:                                   # within a hair of the limit: one at a time
-        out[~big] = np.fromiter(map(_exp, small), np.float64, len(small))
-    return out
-
-
-def _exp(v: float) -> float:
-    try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
+    """exp(-loss) by the C library's exp, as the library's math.exp (libm_exp.py: bit for bit); inf where math.exp
+    overflows, which ``_overflow`` turns into the library's OverflowError if the walk reaches it."""
+    return libm_exp.exp(losses, negate=True)
 
 
 def _overflow(walked: np.ndarray) -> None:

@@ -30,6 +30,8 @@ import math
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 
+from verifiers.accountants import libm_exp
+
 SELF_CHECK_SIZE = 400                  # counts of the self-check's pair (a few ms)
 
 
@@ -45,7 +47,9 @@ def _rounded(log_lower: np.ndarray, log_upper: np.ndarray, interval: float):
         infinity_mass += 0.0
     up = log_upper[keep]
     loss = up - log_lower[keep]
-    mass = np.array([math.exp(x) for x in up.tolist()], dtype=np.float64)
+    mass = libm_exp.exp(up)                                     # math.exp of each (libm_exp.py: bit for bit)
+    if np.isinf(mass).any():                                   # where math.exp raises OverflowError: the library's
+        return None
     if loss.size == 0:
         return infinity_mass, collections.defaultdict(lambda: 0)
     values, first, inverse = np.unique(loss, return_index=True, return_inverse=True)

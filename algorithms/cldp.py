@@ -22,10 +22,12 @@ from algorithms import kernels, ldp, mechanisms, sampling
 from algorithms.data import Records
 from algorithms.events import ShuffledLDPRelease
 from algorithms.ldp import RANDOMIZERS, clip_inf_norms
+from algorithms.losses import LinearModelLoss
 from algorithms.result import RunOutput
 from algorithms.streams import TrialStreams
 
-BLOCK_UNIFORMS = 1 << 20        # uniforms drawn per block of rounds (8 MB); any size gives the same numbers
+BLOCK_UNIFORMS = 1 << 20        # uniforms drawn per block of rounds (8 MB, or one round if that is larger); any size
+#                                 gives the same numbers
 
 
 def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: float, radius: float,
@@ -37,6 +39,8 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     if records.N != 1:
         raise ValueError(f"CLDP-SGD runs on one pool of n clients (N = 1), not N = {records.N} silos")
     R_p = RANDOMIZERS.get(randomizer)
+    if not 0 < C < math.inf:
+        raise ValueError(f"the clipping bound C must be positive and finite, not {C}")
     trials, n, d = records.trials, records.n, records.d
     w = np.zeros((trials, d))
     uses = np.zeros((trials, n), dtype=np.int64)
@@ -47,7 +51,7 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
     kept = np.zeros((trials, len(snapshots), d))
     if isinstance(rng, TrialStreams) and _fused(records, loss, R_p):
         stats = np.zeros((trials, 4))
-        _run_fused(records, loss, R_p, rng, w, uses, T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=radius, s=s,
+        _run_fused(records, loss, rng, w, uses, T=T, k=k, eps_ldp=eps_ldp, C=C, G=G, radius=radius, s=s,
                    snapshots=snapshots, kept=kept, stats=stats)
         var_sum, bias_sum, bias_sq, clipped = stats.T
     else:
@@ -66,19 +70,23 @@ def run(records: Records, loss, *, T: int, k: int, eps_ldp: float, C: float, G: 
 
 
 def _count(uses: np.ndarray, idx: np.ndarray) -> None:
-    """uses[t, idx[t, j]] += 1 for every trial t and position j (indices distinct within a trial)."""
+    """uses[t, idx[t, j]] += 1 for every trial t and position j (an index repeated within a trial counts each time)."""
     trials, n = uses.shape
     uses += np.bincount((np.arange(trials)[:, None] * n + idx).ravel(), minlength=trials * n).reshape(trials, n)
 
 
 def _fused(records: Records, loss, R_p) -> bool:
-    """Whether the compiled rounds (``kernels.cldp_rounds``) may run: held records, a loss with a kernel code and the
-    R_inf randomizer as written (a patched or other randomizer, or a patched loss, runs the numpy rounds as written).
+    """Whether the compiled rounds (``kernels.cldp_rounds``) may run: held records, a loss with a kernel code whose
+    record gradients are the base class's as loaded (also not patched onto the base class), the R_inf randomizer as
+    written, and the subset sampler, clip and projection this module was loaded with. Anything else (another or a
+    patched randomizer, loss, clip, projection or sampler, e.g. a planted fault) runs the numpy rounds as written.
     They also need the engine's per-trial streams, whose draws for several rounds at once are each round's own."""
-    return loss.kernel is not None and records.held and bool(getattr(R_p, "fused", False))
+    return (loss.kernel is not None and type(loss).record_grads is _AS_LOADED["record_grads"] and records.held
+            and bool(getattr(R_p, "fused", False)) and clip_inf_norms is _AS_LOADED["clip"]
+            and mechanisms.project_ball is _AS_LOADED["project"] and sampling.k_subsets is _AS_LOADED["subsets"])
 
 
-def _run_fused(records: Records, loss, R_p, rng: TrialStreams, w: np.ndarray, uses: np.ndarray, *, T: int, k: int,
+def _run_fused(records: Records, loss, rng: TrialStreams, w: np.ndarray, uses: np.ndarray, *, T: int, k: int,
                eps_ldp: float, C: float, G: float, radius: float, s: float, snapshots: tuple[int, ...],
                kept: np.ndarray, stats: np.ndarray) -> None:
     """The rounds of ``_run_numpy`` compiled, a block of rounds per call: each round's uniforms (its subset's, then
@@ -134,3 +142,8 @@ def _run_numpy(records: Records, loss, R_p, rng, w: np.ndarray, uses: np.ndarray
         for j, r in enumerate(snapshots):
             if r == t:
                 kept[:, j] = w
+
+
+# what the compiled rounds encode, as this module found them (``_fused``)
+_AS_LOADED = {"clip": clip_inf_norms, "project": mechanisms.project_ball, "subsets": sampling.k_subsets,
+              "record_grads": LinearModelLoss.record_grads}

@@ -22,8 +22,9 @@ rounds (``cldp_rounds``: gradient, clip, R_inf message, the server's sum and the
 replace numpy code that made ten to twenty calls per step or round, or passed over the batch several times. Their
 elementwise operations are numpy's; only their sums are taken in another order than numpy's or BLAS's (in order:
 coordinates, and the sampled points of a round; ``cldp_rounds``' dot products go through ``_dot``, whose sum may be
-reassociated as in ``gather_grad``), so their numbers equal the code they replace up to that rounding. Their exp is the C library's, as numpy's and scipy's here: numba would vectorise it with Intel's SVML if the
-``icc_rt`` package were installed (the project does not install it; tests/test_kernels.py's expit pin would fail).
+reassociated as in ``gather_grad``), so their numbers equal the code they replace up to that rounding. Their exp is
+the C library's, as numpy's and scipy's here: numba would vectorise it with Intel's SVML if the ``icc_rt`` package
+were installed (the project does not install it; tests/test_kernels.py's expit pin would fail).
 
 A loss reaches the kernels through its ``kernel`` code (``losses.LinearModelLoss.kernel``): 0 squared,
 1 logistic, 2 the Moreau envelope of the hinge (parameter beta_s); a loss without a code goes through numpy.
@@ -486,6 +487,10 @@ def cldp_rounds(X: np.ndarray, y: np.ndarray, flat: np.ndarray, U: np.ndarray, w
             or stats.shape != (T, 4) or snap.ndim != 1 or kept.shape != (T, snap.size, X.shape[1])):
         raise ValueError(f"shapes X {X.shape}, y {y.shape}, flat {flat.shape}, U {U.shape}, w {w.shape}, "
                          f"snap {snap.shape}, kept {kept.shape}, stats {stats.shape} do not fit together")
+    if code not in (SQUARED, LOGISTIC, MOREAU_HINGE):
+        raise ValueError(f"unknown loss code {code}")
+    if not (np.issubdtype(flat.dtype, np.integer) and np.issubdtype(np.asarray(snap).dtype, np.integer)):
+        raise ValueError(f"flat and snap must be integer arrays, not {flat.dtype} and {np.asarray(snap).dtype}")
     if flat.size and (flat.min() < 0 or flat.max() >= X.shape[0]):
         raise ValueError(f"record rows must lie in [0, {X.shape[0]})")
     for a in (w, kept, stats):

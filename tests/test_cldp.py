@@ -217,7 +217,7 @@ def test_the_compiled_rounds_are_numpys(monkeypatch, loss, n, k, d, T, C, materi
     assert np.array_equal(got.record_uses, want.record_uses) and got.events == want.events
     assert np.array_equal(got.extra["clipped_fraction"], want.extra["clipped_fraction"])
     frac = got.extra["clipped_fraction"]
-    assert (frac == 0).all() if C == 10.0 else (frac > 0).all()
+    assert {10.0: (frac == 0).all(), 0.1: (frac > 0.9).all(), 0.3: ((frac > 0) & (frac < 1)).all()}[C]
     for key in ("snapshots", "ldp_variance", "ldp_bias", "ldp_bias_sq"):
         np.testing.assert_allclose(got.extra[key], want.extra[key], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(got.w, want.w, rtol=1e-12, atol=1e-15)
@@ -246,23 +246,49 @@ def test_a_fault_planted_in_the_compiled_rounds_is_caught_by_the_comparison(monk
             or not np.allclose(got.w, want.w, rtol=1e-9))
 
 
-def test_planted_randomizer_and_loss_faults_run_through_numpy(monkeypatch):
-    """The compiled rounds encode R_inf and the losses as written: a patched sample or decode_sum, or a patched
-    loss derivative, turns them off (so the planted-fault tests above exercise what they patch)."""
-    from algorithms import cldp
+@pytest.mark.parametrize("patch", ["sample", "decode_sum", "dphi", "record_grads", "record_grads on the base",
+                                   "clip", "projection", "subsets"])
+def test_planted_randomizer_and_loss_faults_run_through_numpy(monkeypatch, patch):
+    """The compiled rounds encode R_inf, the losses, the clip, the projection and the subset sampler as written: a
+    patched one turns them off (so a fault planted in any of them runs as written, as the planted-fault tests above
+    need)."""
+    from algorithms import cldp, mechanisms, sampling
     from algorithms.data import Records
-    from algorithms.losses import Logistic
+    from algorithms.losses import LinearModelLoss, Logistic
 
     rec = Records(None, None, 2, 10, True, fixed=(np.zeros((1, 10, 3)), np.ones((1, 10))))
     assert cldp._fused(rec, Logistic(), R)
-    monkeypatch.setattr(type(R), "sample", lambda self, x, eps, C, rng: None)
+    target, name = {"sample": (type(R), "sample"), "decode_sum": (type(R), "decode_sum"), "dphi": (Logistic, "dphi"),
+                    "record_grads": (Logistic, "record_grads"),
+                    "record_grads on the base": (LinearModelLoss, "record_grads"),
+                    "clip": (cldp, "clip_inf_norms"), "projection": (mechanisms, "project_ball"),
+                    "subsets": (sampling, "k_subsets")}[patch]
+    monkeypatch.setattr(target, name, lambda *a, **k: None)
     assert not cldp._fused(rec, Logistic(), R)
-    monkeypatch.undo()
-    monkeypatch.setattr(type(R), "decode_sum", lambda self, m, d, eps, C: None)
-    assert not cldp._fused(rec, Logistic(), R)
-    monkeypatch.undo()
-    monkeypatch.setattr(Logistic, "dphi", lambda self, z, y, xsq: 0 * z)
-    assert not cldp._fused(rec, Logistic(), R)
+
+
+def test_a_clip_fault_planted_in_a_cldp_run_is_computed_as_written(monkeypatch):
+    """A clip that lets rows 10% past C, planted in CLDP-SGD's module, reaches the randomizer, which refuses them."""
+    from algorithms import cldp
+
+    real = cldp.clip_inf_norms
+    monkeypatch.setattr(cldp, "clip_inf_norms", lambda g, C: real(g, 1.1 * C))
+    with pytest.raises(ValueError, match="clip before randomizing"):
+        _fused_and_numpy(monkeypatch, __import__("algorithms.losses", fromlist=["Logistic"]).Logistic(), n=40, k=8,
+                         d=5, T=3, C=0.1)
+
+
+def test_a_clipping_bound_that_is_not_positive_and_finite_is_refused():
+    from algorithms import cldp
+    from algorithms.data import Records
+    from algorithms.losses import Logistic
+    from algorithms.streams import TrialStreams
+
+    rec = Records(None, None, 1, 10, True, fixed=(np.zeros((1, 10, 3)), np.ones((1, 10))))
+    for C in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="clipping bound C"):
+            cldp.run(rec, Logistic(), T=2, k=3, eps_ldp=1.0, C=C, G=1.0, radius=1.0, randomizer="r_inf",
+                     rng=TrialStreams(np.random.SeedSequence(0).spawn(1)))
 
 
 def test_the_compiled_rounds_refuse_what_does_not_fit():
@@ -274,19 +300,21 @@ def test_the_compiled_rounds_refuse_what_does_not_fit():
 
     def call(**over):
         a = ok | over
-        kernels.cldp_rounds(X, y, a["flat"], a["U"], a["w"], over.get("t0", 1), 1, 0.0, 0.0, 1.0, 1.0, 0.8, 2.0,
-                            1.0, 1.0, a["snap"], a["kept"], a["stats"])
+        kernels.cldp_rounds(X, y, a["flat"], a["U"], a["w"], over.get("t0", 1), over.get("code", 1), 0.0, 0.0, 1.0,
+                            1.0, 0.8, 2.0, 1.0, 1.0, a["snap"], a["kept"], a["stats"])
 
     call()
     for bad in [dict(U=np.full((1, 2, 8), 0.5)), dict(flat=np.full((1, 2, 3), 4)), dict(w=np.zeros((1, 3))),
                 dict(w=np.zeros((1, 2), dtype=np.float32)), dict(stats=np.zeros((1, 3))), dict(t0=0),
-                dict(kept=np.zeros((1, 1, 2)))]:
+                dict(kept=np.zeros((1, 1, 2))), dict(code=7), dict(flat=np.zeros((1, 2, 3))),
+                dict(snap=np.zeros(1))]:
         with pytest.raises(ValueError):
             call(**bad)
 
 
-def test_a_trials_compiled_rounds_do_not_depend_on_what_shares_the_call():
-    """A trial run alone and among three (hence in blocks of another number of rounds) gets the same bits."""
+def test_a_trials_compiled_rounds_do_not_depend_on_what_shares_the_call(monkeypatch):
+    """A trial run alone and among three, hence in blocks of another number of rounds (BLOCK_UNIFORMS made small:
+    blocks of 21 rounds alone, 7 among three), gets the same bits."""
     from algorithms import cldp
     from algorithms.data import Records
     from algorithms.losses import Logistic
@@ -295,6 +323,7 @@ def test_a_trials_compiled_rounds_do_not_depend_on_what_shares_the_call():
     rng = np.random.default_rng(3)
     X, y = rng.uniform(-1, 1, (1, 50, 6)), np.where(rng.random((1, 50)) < 0.5, 1.0, -1.0)
     seeds = np.random.SeedSequence(8).spawn(3)
+    monkeypatch.setattr(cldp, "BLOCK_UNIFORMS", 21 * (50 + 3 * 9))          # 50 keys (81 > 50) and 3 x 9 per round
 
     def go(which):
         return cldp.run(Records(None, None, len(which), 50, True, fixed=(X, y)), Logistic(), T=40, k=9, eps_ldp=1.0,
@@ -303,3 +332,36 @@ def test_a_trials_compiled_rounds_do_not_depend_on_what_shares_the_call():
     assert np.array_equal(together.w[1], alone.w[0])
     for key in ("ldp_variance", "ldp_bias", "ldp_bias_sq", "clipped_fraction"):
         assert together.extra[key][1] == alone.extra[key][0]
+
+
+def test_nan_and_inf_records_give_numpys_nans():
+    """A record with an inf or a NaN coordinate: the compiled rounds give NaN exactly where numpy's rounds do, and
+    the same values elsewhere (to the sums' rounding)."""
+    from algorithms import cldp
+    from algorithms.data import Records
+    from algorithms.losses import Logistic, MoreauHinge
+    from algorithms.streams import TrialStreams
+
+    rng = np.random.default_rng(9)
+    X, y = rng.uniform(-1, 1, (1, 30, 4)), np.where(rng.random((1, 30)) < 0.5, 1.0, -1.0)
+    X[0, 3, 1], X[0, 11] = np.inf, 0.0
+    X2 = X.copy()
+    X2[0, 5, 2] = np.nan
+    for loss in (Logistic(), MoreauHinge(beta_s=2.0)):
+        for data in (X, X2):
+            outs = []
+            for fused in (True, False):
+                real = cldp._fused
+                cldp._fused = real if fused else (lambda *a: False)
+                try:
+                    with np.errstate(all="ignore"):
+                        outs.append(cldp.run(Records(None, None, 2, 30, True, fixed=(data, y)), loss, T=25, k=6,
+                                             eps_ldp=1.0, C=0.3, G=1.0, radius=1.0, randomizer="r_inf",
+                                             rng=TrialStreams(np.random.SeedSequence(1).spawn(2))))
+                finally:
+                    cldp._fused = real
+            got, want = outs
+            assert np.array_equal(np.isnan(got.w), np.isnan(want.w))
+            np.testing.assert_allclose(got.w, want.w, rtol=1e-12, atol=1e-15)
+            for key in ("ldp_variance", "ldp_bias", "clipped_fraction"):
+                np.testing.assert_allclose(got.extra[key], want.extra[key], rtol=1e-12, atol=1e-15)

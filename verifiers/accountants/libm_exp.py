@@ -69,8 +69,7 @@ def agrees_with_math() -> bool:
 
 
 def exp(x: np.ndarray, negate: bool = False) -> np.ndarray:
-    """``math.exp(v)`` (or ``math.exp(-v)``) for every v of the 1-d array x, inf where it overflows: (len(x),)."""
-    x = np.ascontiguousarray(x, dtype=np.float64).ravel()
-    if agrees_with_math():
-        return _exp(x, negate)
-    return python_exp(x, negate)
+    """``math.exp(v)`` (or ``math.exp(-v)``) for every element v of x, inf where it overflows, in x's shape."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    out = _exp(x.ravel(), negate) if agrees_with_math() else python_exp(x, negate)
+    return out.reshape(x.shape)

@@ -9,7 +9,8 @@ masses (what ``binomial_privacy.pld_epsilon`` asks for), in both directions (sym
 - the infinity mass: the upper masses of the outcomes the lower side cannot produce, summed one by one in the
   outcomes' order from the integer 0, as the library does (its float type only once a term was added);
 - the privacy loss of each other outcome, upper minus lower log mass, and its mass ``math.exp`` of the upper log
-  mass, element by element (numpy's exp may round otherwise on another CPU);
+  mass, element by element (libm_exp.py: the same C library call, compiled; numpy's exp may round otherwise on
+  another CPU);
 - the masses of equal losses summed in order of appearance (``np.bincount``, whose loop adds its weights in input
   order, from 0: what numpy's implementation does, not a documented promise, hence the self-check), the losses
   kept in order of first appearance, as the library's dictionary keeps them;
@@ -18,8 +19,8 @@ masses (what ``binomial_privacy.pld_epsilon`` asks for), in both directions (sym
 The library's own ``create_from_rounded_probability`` then builds the distribution from these dictionaries. So the
 result is the library's bit for bit: the same keys in the same order, the same floats
 (tests/test_pld_pmfs.py compares them). Where the inputs hold a NaN or a +inf or are not float64, the interval is
-not a Python or numpy float64 (the library divides by a float32 in float32), or a rounded loss reaches 2^62, the
-library's function runs instead; and if a self-check at first use (``agrees_with_library``) finds the two
+not a Python or numpy float64 (the library divides by a float32 in float32), an upper log mass's exp overflows
+(the library's math.exp raises there), or a rounded loss reaches 2^62, the library's function runs instead; and if a self-check at first use (``agrees_with_library``) finds the two
 different, the whole process uses the library."""
 from __future__ import annotations
 

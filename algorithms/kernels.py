@@ -615,6 +615,56 @@ def masked_sq_sum(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return _masked_sq_sum(_c(a), _c(mask), EINSUM_BUFFER - EINSUM_BUFFER % d if d else 1)
 
 
+@njit(cache=True, error_model="numpy")
+def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
+                  chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One pass over a round's messages: msg = clean + sigma Z, noise = msg - clean, sum_n msg m[t, n] (from 0, in
+    silo order) and ``_masked_sq_sum``'s sum of noise^2 m in its chunks. See ``silo_release``."""
+    T, N, D = clean.shape
+    out = np.empty((T, N, D))
+    noise = np.empty((T, N, D))
+    gsum = np.zeros((T, D))
+    sq = np.zeros(T)
+    for t in range(T):
+        total = 0.0
+        acc = 0.0
+        c = 0
+        for n in range(N):
+            mt = m[t, n]
+            for j in range(D):
+                cl = clean[t, n, j]
+                msg = cl + sigma * Z[t, n, j]
+                out[t, n, j] = msg
+                nz = msg - cl
+                noise[t, n, j] = nz
+                gsum[t, j] += msg * mt
+                acc += nz * nz * mt
+                c += 1
+                if c == chunk:
+                    total += acc
+                    acc = 0.0
+                    c = 0
+        sq[t] = total + acc
+    return out, noise, gsum, sq
+
+
+def silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float,
+                 mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A round of the silos' Gaussian releases (algorithms/rounds.py) in one pass, for clean (T, N, d), standard
+    normals Z of the same shape and a 0/1 mask (T, N): (msg (T, N, d), noise (T, N, d), the sum over the silos of
+    msg * mask (T, d), the sum of noise^2 * mask per trial (T,)), where msg = clean + sigma Z and noise = msg - clean,
+    as numpy's ``mechanisms.gaussian``, ``msg - clean``, ``(msg * mask[..., None]).sum(axis=1)`` and
+    ``masked_sq_sum`` give them. The elementwise operations are numpy's; the squared sum is einsum's (see
+    ``masked_sq_sum``); the sum over the silos is numpy's for d >= 2 only (a reduction over a middle axis adds row
+    after row into zeros; for d = 1 numpy sums pairwise, and rounds.py sums msg itself). rounds.py's self-check
+    confirms these orders at first use, and falls back to numpy if not."""
+    T, N, d = clean.shape
+    if not 1 <= d <= EINSUM_BUFFER or Z.shape != clean.shape or mask.shape != (T, N):
+        raise ValueError(f"shapes clean {clean.shape}, Z {Z.shape}, mask {mask.shape}: d in 1..{EINSUM_BUFFER}, "
+                         f"Z as clean, mask (T, N)")
+    return _silo_release(_c(clean), _c(Z), float(sigma), _c(mask), EINSUM_BUFFER - EINSUM_BUFFER % d)
+
+
 @njit(cache=True)
 def _max_multiplicity(flat: np.ndarray, span: int) -> int:
     """The largest count of one value in any row of flat (C, m), values in [0, span); -1 if one lies outside."""
@@ -682,6 +732,7 @@ def warm() -> None:
     round_counts(np.zeros((1, 2, 2)), np.full((1, 2, 2), 0.5), 1.0, 2.0, 1.0, -1.0, 1.0)
     clipped_grads(np.ones((1, 2, 2)), np.ones((1, 2)), w, SQUARED, 0.0, 0.0, 1.0)
     masked_sq_sum(np.ones((1, 2, 2)), np.ones((1, 2)))
+    silo_release(np.ones((1, 2, 2)), np.ones((1, 2, 2)), 1.0, np.ones((1, 2)))
     max_multiplicity(np.zeros((1, 2), dtype=np.int64))
     floyd_subsets(np.full((1, 2), 0.5), 3)
     shuffle_steps(np.zeros((1, 1)), np.ones((1, 1, 1)), np.ones((1, 1)), "mean", 1.0, np.ones((1, 1, 1)), np.ones(1))

@@ -282,3 +282,94 @@ def test_logistic_steps_refuses_what_does_not_fit():
                  (z, idx, N.astype(float), th, w), (z, idx[:, :, None], N, th, w)]:
         with pytest.raises(ValueError):
             kernels.logistic_steps(*args)
+
+
+# --- a round's Gaussian releases in one pass (kernels.silo_release, algorithms/rounds.py) --------------------------
+
+@pytest.mark.parametrize("shape", [(4, 1000, 2), (3, 7, 5), (2, 20000, 1), (5, 64, 8), (2, 4097, 2), (1, 3, 8192),
+                                   (3, 1, 1), (6, 333, 37)])
+def test_silo_release_is_numpys_bit_for_bit(shape):
+    """The messages, their noise, the masked sum over the silos (d >= 2) and the masked squared noise are numpy's
+    expressions to the bit (values over many binades, silos masked out, a trial of -0.0 messages)."""
+    rng = np.random.default_rng(sum(shape))
+    clean = rng.standard_normal(shape) * np.exp(rng.uniform(-8, 8, shape))
+    Z = rng.standard_normal(shape)
+    clean[0], Z[0] = -0.0, -0.0
+    mask = rng.random(shape[:2]) < 0.7
+    msg, noise, total, sq = kernels.silo_release(clean, Z, 1.3, mask.astype(np.float64))
+    want_msg = clean + 1.3 * Z
+    bits = lambda a: a.view(np.int64)                                          # noqa: E731
+    assert np.array_equal(bits(msg), bits(want_msg)) and np.array_equal(bits(noise), bits(want_msg - clean))
+    assert np.array_equal(bits(sq), bits(np.einsum("tnd,tnd,tn->t", noise, noise, mask.astype(np.float64))))
+    if shape[2] >= 2:
+        assert np.array_equal(bits(total), bits((want_msg * mask[..., None]).sum(axis=1)))
+
+
+def _silo_run(monkeypatch, fused: bool, d: int, M_range):
+    """Ten rounds of rounds.SiloRounds (partial participation when M_range says so) at moving query points."""
+    from algorithms import rounds
+    from algorithms.losses import Squared as Sq
+
+    pop = make_sphere_linear(np.random.default_rng(4), d=d, N=12, radius=1.0, label_noise=0.1, w_norm=0.5,
+                             heterogeneity=0.5, mu=0.0, diameter=2.0)
+    rec = Records(pop, streams_for(np.random.SeedSequence(6), range(3), 0), 3, 40, materialise=True)
+    rng = streams_for(np.random.SeedSequence(6), range(3), 1)
+    calls = []
+    with monkeypatch.context() as m:
+        if not fused:
+            m.setattr(rounds, "_fused", lambda clean: False)
+        real = kernels.silo_release
+        m.setattr(kernels, "silo_release", lambda *a: calls.append(1) or real(*a))
+        silos = rounds.SiloRounds(rec, Sq(), sigma=0.8, M_range=M_range, rng=rng, grad_F=lambda q: 0.5 * q)
+        q, out = np.zeros((3, d)), []
+        for _ in range(10):
+            g = silos.aggregate(q, lambda: sampling.k_subsets(rng, (3, 12), 40, 5))
+            q = q - 0.1 * g
+            out.append(g)
+    assert len(calls) == (10 if fused else 0)
+    return np.array(out), silos.noise_sq, silos.noise_coords, silos.uses, silos.grad_err
+
+
+@pytest.mark.parametrize("d", [1, 2, 5])
+@pytest.mark.parametrize("M_range", [(12, 12), (3, 9)])
+def test_silo_rounds_give_the_same_bits_fused_or_not(monkeypatch, d, M_range):
+    from algorithms import rounds
+
+    assert rounds.release_agrees_with_numpy()
+    for a, b in zip(_silo_run(monkeypatch, True, d, M_range), _silo_run(monkeypatch, False, d, M_range)):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.int64) if a.dtype == np.float64 else a,
+                                                     b.view(np.int64) if b.dtype == np.float64 else b)
+
+
+@pytest.mark.parametrize("fault", ["reversed silo order", "sum from the first silo"])
+def test_a_silo_release_in_another_order_fails_the_self_check(monkeypatch, fault):
+    """The self-check sees a sum over the silos taken in another order (silos reversed; started from the first
+    message instead of +0.0), and the rounds then take numpy's path."""
+    from algorithms import rounds
+
+    real = kernels._silo_release
+
+    def planted(clean, Z, sigma, m, chunk):
+        out, noise, total, sq = real(clean, Z, sigma, m, chunk)
+        prod = out * m[..., None]
+        order = range(prod.shape[1] - 1, -1, -1) if fault.startswith("reversed") else range(1, prod.shape[1])
+        total = np.zeros_like(total) if fault.startswith("reversed") else prod[:, 0].copy()
+        for n in order:
+            total += prod[:, n]
+        return out, noise, total, sq
+
+    monkeypatch.setattr(kernels, "_silo_release", planted)
+    rounds.release_agrees_with_numpy.cache_clear()
+    try:
+        assert not rounds.release_agrees_with_numpy()
+        assert not rounds._fused(np.ones((2, 3, 4)))
+    finally:
+        rounds.release_agrees_with_numpy.cache_clear()
+
+
+def test_a_patched_gaussian_mechanism_is_run_as_written(monkeypatch):
+    from algorithms import mechanisms, rounds
+
+    assert rounds._fused(np.ones((2, 3, 4)))
+    monkeypatch.setattr(mechanisms, "gaussian", lambda clean, sigma, *, rng: clean)
+    assert not rounds._fused(np.ones((2, 3, 4)))

@@ -13,6 +13,10 @@ gradient does not depend on how many trials share the call, and results stay rep
 batching (tests/test_kernels.py). As with numpy's own SIMD loops and BLAS, the last bits may differ on another
 CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summation order.
 
+A round of seed 004's silos (algorithms/rounds.py) releases its Gaussian messages in one pass too
+(``silo_release``: the noise, the masked sum over the silos and the masked squared noise, in numpy's own orders,
+bit for bit, which rounds.py's self-check confirms at first use).
+
 Seed 000's summation protocols round and sum their users' inputs in one pass too (``round_counts``: whole-number
 sums, so the counts equal numpy's elementwise rounding bit for bit).
 
@@ -617,11 +621,10 @@ def masked_sq_sum(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, error_model="numpy")
 def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
-                  chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One pass over a round's messages: msg = clean + sigma Z, noise = msg - clean, sum_n msg m[t, n] (from 0, in
     silo order) and ``_masked_sq_sum``'s sum of noise^2 m in its chunks. See ``silo_release``."""
     T, N, D = clean.shape
-    out = np.empty((T, N, D))
     noise = np.empty((T, N, D))
     gsum = np.zeros((T, D))
     sq = np.zeros(T)
@@ -634,7 +637,6 @@ def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
             for j in range(D):
                 cl = clean[t, n, j]
                 msg = cl + sigma * Z[t, n, j]
-                out[t, n, j] = msg
                 nz = msg - cl
                 noise[t, n, j] = nz
                 gsum[t, j] += msg * mt
@@ -645,22 +647,22 @@ def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
                     acc = 0.0
                     c = 0
         sq[t] = total + acc
-    return out, noise, gsum, sq
+    return noise, gsum, sq
 
 
 def silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float,
-                 mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A round of the silos' Gaussian releases (algorithms/rounds.py) in one pass, for clean (T, N, d), standard
-    normals Z of the same shape and a 0/1 mask (T, N): (msg (T, N, d), noise (T, N, d), the sum over the silos of
+                 mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A round of the silos' Gaussian releases (algorithms/rounds.py) in one pass, for clean (T, N, d) with d >= 2,
+    standard normals Z of the same shape and a 0/1 mask (T, N): (noise (T, N, d), the sum over the silos of
     msg * mask (T, d), the sum of noise^2 * mask per trial (T,)), where msg = clean + sigma Z and noise = msg - clean,
     as numpy's ``mechanisms.gaussian``, ``msg - clean``, ``(msg * mask[..., None]).sum(axis=1)`` and
     ``masked_sq_sum`` give them. The elementwise operations are numpy's; the squared sum is einsum's (see
-    ``masked_sq_sum``); the sum over the silos is numpy's for d >= 2 only (a reduction over a middle axis adds row
-    after row into zeros; for d = 1 numpy sums pairwise, and rounds.py sums msg itself). rounds.py's self-check
-    confirms these orders at first use, and falls back to numpy if not."""
+    ``masked_sq_sum``); the sum over the silos is numpy's for d >= 2 (a reduction over a middle axis adds row after
+    row into zeros; for d = 1 numpy sums pairwise, and rounds.py keeps numpy there: the kernel saved nothing at
+    d = 1). rounds.py's self-check confirms these orders at first use, and falls back to numpy if not."""
     T, N, d = clean.shape
-    if not 1 <= d <= EINSUM_BUFFER or Z.shape != clean.shape or mask.shape != (T, N):
-        raise ValueError(f"shapes clean {clean.shape}, Z {Z.shape}, mask {mask.shape}: d in 1..{EINSUM_BUFFER}, "
+    if not 2 <= d <= EINSUM_BUFFER or Z.shape != clean.shape or mask.shape != (T, N):
+        raise ValueError(f"shapes clean {clean.shape}, Z {Z.shape}, mask {mask.shape}: d in 2..{EINSUM_BUFFER}, "
                          f"Z as clean, mask (T, N)")
     return _silo_release(_c(clean), _c(Z), float(sigma), _c(mask), EINSUM_BUFFER - EINSUM_BUFFER % d)
 

@@ -15,7 +15,7 @@ CPU family. They equal numpy's ``LinearModelLoss.batch_grad`` up to that summati
 
 A round of seed 004's silos (algorithms/rounds.py) releases its Gaussian messages in one pass too
 (``silo_release``: the noise, the masked sum over the silos and the masked squared noise, in numpy's own orders,
-bit for bit, which rounds.py's self-check confirms at first use).
+bit for bit, which rounds.py's self-check confirms once per shape).
 
 Seed 000's summation protocols round and sum their users' inputs in one pass too (``round_counts``: whole-number
 sums, so the counts equal numpy's elementwise rounding bit for bit).
@@ -659,7 +659,7 @@ def silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float,
     ``masked_sq_sum`` give them. The elementwise operations are numpy's; the squared sum is einsum's (see
     ``masked_sq_sum``); the sum over the silos is numpy's for d >= 2 (a reduction over a middle axis adds row after
     row into zeros; for d = 1 numpy sums pairwise, and rounds.py keeps numpy there: the kernel saved nothing at
-    d = 1). rounds.py's self-check confirms these orders at first use, and falls back to numpy if not."""
+    d = 1). rounds.py's self-check confirms the silo sum's order once per shape, and falls back to numpy if not."""
     T, N, d = clean.shape
     if not 2 <= d <= EINSUM_BUFFER or Z.shape != clean.shape or mask.shape != (T, N):
         raise ValueError(f"shapes clean {clean.shape}, Z {Z.shape}, mask {mask.shape}: d in 2..{EINSUM_BUFFER}, "

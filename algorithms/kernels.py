@@ -586,6 +586,17 @@ def shuffle_steps(x: np.ndarray, R: np.ndarray, Y: np.ndarray, loss: str, clip: 
 EINSUM_BUFFER = 8192            # numpy's iterator buffer, in elements: einsum's reductions sum in chunks of it
 
 
+@njit(cache=True, inline="always")
+def _chunked_add(v: float, acc: float, total: float, c: int, chunk: int) -> tuple[float, float, int]:
+    """One term of einsum's buffered sum: v added to the running chunk acc; after ``chunk`` terms the chunk is added
+    to the total and restarts from zero. Returns (acc, total, c); the sum is total + acc at the end."""
+    acc += v
+    c += 1
+    if c == chunk:
+        return 0.0, total + acc, 0
+    return acc, total, c
+
+
 @njit(cache=True)
 def _masked_sq_sum(a: np.ndarray, m: np.ndarray, chunk: int) -> np.ndarray:
     """out[t] = sum_{n, j} a[t, n, j]^2 m[t, n], in the order numpy's ``einsum("tnd,tnd,tn->t", a, a, m)`` sums:
@@ -599,12 +610,7 @@ def _masked_sq_sum(a: np.ndarray, m: np.ndarray, chunk: int) -> np.ndarray:
         for n in range(N):
             mt = m[t, n]
             for j in range(D):
-                acc += a[t, n, j] * a[t, n, j] * mt
-                c += 1
-                if c == chunk:
-                    total += acc
-                    acc = 0.0
-                    c = 0
+                acc, total, c = _chunked_add(a[t, n, j] * a[t, n, j] * mt, acc, total, c, chunk)
         out[t] = total + acc
     return out
 
@@ -623,7 +629,7 @@ def masked_sq_sum(a: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
                   chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One pass over a round's messages: msg = clean + sigma Z, noise = msg - clean, sum_n msg m[t, n] (from 0, in
-    silo order) and ``_masked_sq_sum``'s sum of noise^2 m in its chunks. See ``silo_release``."""
+    silo order) and ``_masked_sq_sum``'s sum of noise^2 m (its ``_chunked_add``). See ``silo_release``."""
     T, N, D = clean.shape
     noise = np.empty((T, N, D))
     gsum = np.zeros((T, D))
@@ -640,12 +646,7 @@ def _silo_release(clean: np.ndarray, Z: np.ndarray, sigma: float, m: np.ndarray,
                 nz = msg - cl
                 noise[t, n, j] = nz
                 gsum[t, j] += msg * mt
-                acc += nz * nz * mt
-                c += 1
-                if c == chunk:
-                    total += acc
-                    acc = 0.0
-                    c = 0
+                acc, total, c = _chunked_add(nz * nz * mt, acc, total, c, chunk)
         sq[t] = total + acc
     return noise, gsum, sq
 
